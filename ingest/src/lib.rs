@@ -1,0 +1,19 @@
+//! # detect-ingest
+//!
+//! Turns move logs into segments.
+//!
+//! - [`read`]: readers for JSON lines and CSV move logs, plain, gzip or from
+//!   standard input, that report every bad line with its file and line number.
+//! - [`time`]: the time formats a log may use.
+//! - [`segment`]: the segmenter, which buckets moves into per-user segments
+//!   (moved / stalled) by the reference's stall rule.
+//!
+//! What it is not: it does not store anything (the store in `detect-schema`
+//! does) and it does not score (that is `detect-scoring`).
+
+pub mod read;
+pub mod segment;
+pub mod time;
+
+pub use read::{open_log, LogLine, LogReader, ReadError};
+pub use segment::{segment_moves, sort_by_time, Segmenter};

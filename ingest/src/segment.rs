@@ -1,0 +1,259 @@
+//! The segmenter: moves in, per-user segments out (SPEC section 2).
+//!
+//! Time is cut into buckets of `B` seconds. A user's bucket is *moved* when
+//! they moved in it, *stalled* when the stall rule says a game waited on them
+//! there, and idle otherwise (idle buckets are not kept).
+//!
+//! **Stall rule (reference).** Moves are taken in the order given. For each
+//! game keep `L`, the bucket of its previous move (by anyone). When user `u`
+//! moves in game `g` at bucket `b` and `L` exists, walk back over `b-B, b-2B,
+//! ...` while the bucket is after `L`: stop at the first bucket where `u`
+//! already has a record (a move or a stall, from any game), otherwise mark
+//! `u` stalled there. Then `L = b`.
+
+use schema::{bucket_of, day_of, Epoch, GameDay, IpDay, IpId, Move, Names, Segment, Segments};
+use std::collections::{HashMap, HashSet};
+
+/// Builds [`Segments`] from moves fed one at a time, in processing order.
+/// Memory grows with the number of segments, not of moves.
+#[derive(Debug)]
+pub struct Segmenter {
+    bucket_seconds: i64,
+    users: Names,
+    ips: Names,
+    games: Names,
+    /// Per game: the bucket of its most recently processed move.
+    last_bucket: Vec<Option<Epoch>>,
+    /// Per user: their segments by bucket start.
+    open: Vec<HashMap<Epoch, Segment>>,
+    ip_days: HashSet<IpDay>,
+    game_days: HashSet<GameDay>,
+}
+
+impl Segmenter {
+    /// # Panics
+    /// If `bucket_seconds` is not positive.
+    pub fn new(bucket_seconds: i64) -> Self {
+        assert!(bucket_seconds > 0, "bucket size must be positive");
+        Segmenter {
+            bucket_seconds,
+            users: Names::default(),
+            ips: Names::default(),
+            games: Names::default(),
+            last_bucket: Vec::new(),
+            open: Vec::new(),
+            ip_days: HashSet::new(),
+            game_days: HashSet::new(),
+        }
+    }
+
+    /// Takes the next move in processing order.
+    pub fn push(&mut self, username: &str, game: &str, timestamp: Epoch, ip: &str) {
+        let bs = self.bucket_seconds;
+        let user = self.users.intern(username);
+        if user as usize == self.open.len() {
+            self.open.push(HashMap::new());
+        }
+        let game = self.games.intern(game);
+        if game as usize == self.last_bucket.len() {
+            self.last_bucket.push(None);
+        }
+        let ip: IpId = self.ips.intern(ip);
+        let b = bucket_of(timestamp, bs);
+        let segs = &mut self.open[user as usize];
+
+        let seg = segs.entry(b).or_insert_with(|| Segment {
+            bucket: b,
+            ..Segment::default()
+        });
+        match seg.moves.iter_mut().find(|(i, _)| *i == ip) {
+            Some((_, count)) => *count += 1,
+            None => seg.moves.push((ip, 1)),
+        }
+
+        if let Some(last) = self.last_bucket[game as usize] {
+            let mut p = b - bs;
+            while p > last {
+                if segs.contains_key(&p) {
+                    break;
+                }
+                segs.insert(
+                    p,
+                    Segment {
+                        bucket: p,
+                        stalled: true,
+                        ..Segment::default()
+                    },
+                );
+                p -= bs;
+            }
+        }
+        self.last_bucket[game as usize] = Some(b);
+
+        self.ip_days.insert(IpDay {
+            user,
+            day: day_of(timestamp),
+            ip,
+        });
+        self.game_days.insert(GameDay {
+            user,
+            game,
+            day: day_of(timestamp),
+        });
+    }
+
+    /// Takes a move.
+    pub fn push_move(&mut self, m: &Move) {
+        self.push(&m.username, &m.game, m.timestamp, &m.ip);
+    }
+
+    /// Sorts every user's segments and gives each stall the IP of the user's
+    /// next move (the first IP of the nearest later bucket with moves).
+    pub fn finish(self) -> Segments {
+        let by_user = self
+            .open
+            .into_iter()
+            .map(|map| {
+                let mut segs: Vec<Segment> = map.into_values().collect();
+                segs.sort_unstable_by_key(|s| s.bucket);
+                let mut next_ip = None;
+                for seg in segs.iter_mut().rev() {
+                    if seg.stalled {
+                        seg.stall_ip = next_ip;
+                    }
+                    if let Some(&(ip, _)) = seg.moves.first() {
+                        next_ip = Some(ip);
+                    }
+                }
+                segs
+            })
+            .collect();
+        let mut ip_days: Vec<IpDay> = self.ip_days.into_iter().collect();
+        ip_days.sort_unstable();
+        let mut game_days: Vec<GameDay> = self.game_days.into_iter().collect();
+        game_days.sort_unstable();
+        Segments {
+            bucket_seconds: self.bucket_seconds,
+            users: self.users,
+            ips: self.ips,
+            by_user,
+            ip_days,
+            games: self.games,
+            game_days,
+        }
+    }
+}
+
+/// Segments moves in the order given. Sort them first (stably, by time) for
+/// the normal mode; keep file order for reference order.
+pub fn segment_moves<'a>(
+    moves: impl IntoIterator<Item = &'a Move>,
+    bucket_seconds: i64,
+) -> Segments {
+    let mut s = Segmenter::new(bucket_seconds);
+    for m in moves {
+        s.push_move(m);
+    }
+    s.finish()
+}
+
+/// Sorts moves by time, keeping equal times in their input order.
+pub fn sort_by_time(moves: &mut [Move]) {
+    moves.sort_by_key(|m| m.timestamp);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const K0: i64 = 1_430_647_200;
+    const B: i64 = 1800;
+
+    fn mv(u: &str, g: &str, k: i64, ip: &str) -> Move {
+        Move {
+            username: u.into(),
+            game: g.into(),
+            timestamp: K0 + k * B + 60,
+            ip: ip.into(),
+        }
+    }
+
+    fn states(s: &Segments, user: &str) -> Vec<(i64, bool, bool)> {
+        s.of(user)
+            .iter()
+            .map(|g| ((g.bucket - K0) / B, !g.moves.is_empty(), g.stalled))
+            .collect()
+    }
+
+    #[test]
+    fn wait_between_moves_goes_to_the_next_mover() {
+        let moves = [mv("a", "g", 0, "1"), mv("b", "g", 4, "2")];
+        let s = segment_moves(&moves, B);
+        assert_eq!(
+            states(&s, "b"),
+            vec![
+                (1, false, true),
+                (2, false, true),
+                (3, false, true),
+                (4, true, false)
+            ]
+        );
+        assert_eq!(states(&s, "a"), vec![(0, true, false)]);
+        assert!(s.of("b")[..3].iter().all(|g| g.stall_ip == s.ips.get("2")));
+    }
+
+    #[test]
+    fn walk_stops_at_an_existing_record() {
+        // b moved at k2 in another game: the walk from k5 marks k4, k3 and stops.
+        let moves = [
+            mv("a", "g", 0, "1"),
+            mv("b", "h", 2, "2"),
+            mv("b", "g", 5, "3"),
+        ];
+        let s = segment_moves(&moves, B);
+        assert_eq!(
+            states(&s, "b"),
+            vec![
+                (2, true, false),
+                (3, false, true),
+                (4, false, true),
+                (5, true, false)
+            ]
+        );
+    }
+
+    #[test]
+    fn first_move_of_a_game_marks_nothing() {
+        let s = segment_moves(&[mv("a", "g", 5, "1")], B);
+        assert_eq!(states(&s, "a"), vec![(5, true, false)]);
+    }
+
+    #[test]
+    fn several_ips_in_a_bucket_keep_counts_and_first_use_order() {
+        let moves = [
+            mv("a", "g", 0, "x"),
+            mv("a", "g", 0, "y"),
+            mv("a", "g", 0, "x"),
+        ];
+        let s = segment_moves(&moves, B);
+        let seg = &s.of("a")[0];
+        let named: Vec<_> = seg
+            .moves
+            .iter()
+            .map(|&(ip, c)| (s.ips.name(ip), c))
+            .collect();
+        assert_eq!(named, vec![("x", 2), ("y", 1)]);
+    }
+
+    #[test]
+    fn sort_is_stable_for_equal_times() {
+        let mut moves = vec![
+            mv("b", "g", 3, "1"),
+            mv("a", "g", 1, "1"),
+            mv("c", "g", 1, "1"),
+        ];
+        sort_by_time(&mut moves);
+        let order: Vec<_> = moves.iter().map(|m| m.username.as_str()).collect();
+        assert_eq!(order, ["a", "c", "b"]);
+    }
+}

@@ -1,0 +1,19 @@
+//! # detect-schema
+//!
+//! The vocabulary every other crate of `detect` speaks: moves, segments,
+//! seasons, candidate pairs and the evidence behind a similarity score.
+//!
+//! With the `store` feature it also holds the SQL migrations (SQLite and
+//! PostgreSQL) and [`store::Store`], the only place in `detect` that talks to a
+//! database.
+//!
+//! What it is not: it does not parse move logs (that is `detect-ingest`), and
+//! it does not score (that is `detect-scoring`). The types here are plain data.
+
+pub mod model;
+pub mod season;
+#[cfg(feature = "store")]
+pub mod store;
+
+pub use model::*;
+pub use season::{Season, SeasonError};

@@ -1,0 +1,438 @@
+//! Moves, segments and scores: the data that flows from ingest to scoring to
+//! the pictures.
+
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// Seconds since the Unix epoch, UTC.
+pub type Epoch = i64;
+
+/// The reference's bucket size: 30 minutes.
+pub const DEFAULT_BUCKET_SECONDS: i64 = 1800;
+
+/// Seconds in a UTC day, for the same-IP-same-day rule.
+pub const SECONDS_PER_DAY: i64 = 86_400;
+
+/// Dense id of a user within one [`Segments`].
+pub type UserId = u32;
+/// Dense id of an IP address within one [`Segments`].
+pub type IpId = u32;
+
+/// One move of the log: who moved in which game, when, and from where.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Move {
+    pub username: String,
+    pub game: String,
+    /// UTC epoch seconds.
+    pub timestamp: Epoch,
+    pub ip: String,
+}
+
+/// Start of the bucket holding `t`: `t - t mod B` (floored for times before
+/// 1970 too).
+pub fn bucket_of(t: Epoch, bucket_seconds: i64) -> Epoch {
+    t - t.rem_euclid(bucket_seconds)
+}
+
+/// The UTC day number of `t`: `floor(t / 86400)`.
+pub fn day_of(t: Epoch) -> i64 {
+    t.div_euclid(SECONDS_PER_DAY)
+}
+
+/// Interned names (users, IPs, games): a dense id for each distinct string.
+#[derive(Debug, Clone, Default)]
+pub struct Names {
+    names: Vec<String>,
+    index: HashMap<String, u32>,
+}
+
+impl Names {
+    /// The id of `name`, adding it if new.
+    pub fn intern(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.index.get(name) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(name.to_owned());
+        self.index.insert(name.to_owned(), id);
+        id
+    }
+
+    /// The id of `name`, if known.
+    pub fn get(&self, name: &str) -> Option<u32> {
+        self.index.get(name).copied()
+    }
+
+    /// The name behind `id`.
+    ///
+    /// # Panics
+    /// If `id` was not handed out by this table.
+    pub fn name(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// All names, by id.
+    pub fn as_slice(&self) -> &[String] {
+        &self.names
+    }
+}
+
+/// The state of a user in one bucket, or in a window of buckets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum SegmentState {
+    Moved,
+    Stalled,
+    Idle,
+}
+
+/// One user's record in one bucket: the IPs they moved from, and whether it
+/// was their turn and they did not move (a stall). A bucket with neither is
+/// idle and has no `Segment`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Segment {
+    /// Start of the bucket, UTC epoch seconds.
+    pub bucket: Epoch,
+    /// IPs moved from in this bucket with their move counts, in the order of
+    /// each IP's first move.
+    pub moves: Vec<(IpId, u32)>,
+    /// The user was stalled in this bucket.
+    pub stalled: bool,
+    /// For a stall: the IP of the user's next move after this bucket (the
+    /// first IP of the nearest later bucket with moves). `None` if there is
+    /// no later move, which the stall rule never produces from a sorted log.
+    pub stall_ip: Option<IpId>,
+}
+
+impl Segment {
+    pub fn state(&self) -> SegmentState {
+        if !self.moves.is_empty() {
+            SegmentState::Moved
+        } else if self.stalled {
+            SegmentState::Stalled
+        } else {
+            SegmentState::Idle
+        }
+    }
+}
+
+/// A user was seen moving from an IP on a UTC day: the raw material of
+/// candidate pairs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct IpDay {
+    pub user: UserId,
+    pub day: i64,
+    pub ip: IpId,
+}
+
+/// A user moved in a game on a UTC day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GameDay {
+    pub user: UserId,
+    pub game: u32,
+    pub day: i64,
+}
+
+/// Every user's segments, as the segmenter produces them and scoring and the
+/// pictures consume them.
+#[derive(Debug, Clone, Default)]
+pub struct Segments {
+    pub bucket_seconds: i64,
+    pub users: Names,
+    pub ips: Names,
+    /// Indexed by [`UserId`]; each list sorted by bucket, one entry a bucket.
+    pub by_user: Vec<Vec<Segment>>,
+    /// Distinct (user, day, IP) sightings, sorted.
+    pub ip_days: Vec<IpDay>,
+    pub games: Names,
+    /// Distinct (user, game, day) plays, sorted: who took part in which game
+    /// when, so a season can find its participants.
+    pub game_days: Vec<GameDay>,
+}
+
+impl Segments {
+    /// An empty set with the given bucket size.
+    pub fn new(bucket_seconds: i64) -> Self {
+        Segments {
+            bucket_seconds,
+            ..Default::default()
+        }
+    }
+
+    /// The segments of `user` by name (empty if unknown).
+    pub fn of(&self, user: &str) -> &[Segment] {
+        self.users
+            .get(user)
+            .map(|id| self.by_user[id as usize].as_slice())
+            .unwrap_or(&[])
+    }
+
+    /// The bucket records of the given users in canonical order (user,
+    /// timestamp, ip, delay), in the reference's `time-buckets` shape.
+    pub fn bucket_records(&self, users: &[UserId]) -> Vec<BucketRecord> {
+        let mut out = Vec::new();
+        for &u in users {
+            let user = self.users.name(u);
+            for seg in &self.by_user[u as usize] {
+                for &(ip, count) in &seg.moves {
+                    out.push(BucketRecord {
+                        user: user.to_owned(),
+                        timestamp: seg.bucket,
+                        ip: self.ips.name(ip).to_owned(),
+                        count,
+                        delay: 0,
+                    });
+                }
+                if seg.stalled {
+                    out.push(BucketRecord {
+                        user: user.to_owned(),
+                        timestamp: seg.bucket,
+                        ip: seg
+                            .stall_ip
+                            .map(|ip| self.ips.name(ip).to_owned())
+                            .unwrap_or_default(),
+                        count: 1,
+                        delay: 1,
+                    });
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+}
+
+/// One line of the reference's time-buckets output: a user moved `count`
+/// times from `ip` in the bucket starting at `timestamp` (`delay` 0), or was
+/// stalled there (`delay` 1, `ip` of their next move).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct BucketRecord {
+    pub user: String,
+    pub timestamp: Epoch,
+    pub ip: String,
+    pub count: u32,
+    pub delay: u8,
+}
+
+/// The cells of the similarity matrix that score something.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Cell {
+    /// Both moved in the window and shared an IP: `+10 + run`.
+    SameIp,
+    /// Both moved in the window from different IPs: `-10`.
+    OtherIp,
+    /// `a` moved while `b` was stalled: `-5`.
+    MovedStalled,
+    /// `a` was stalled while `b` moved: `-1`.
+    StalledMoved,
+    /// Both stalled: `+1`.
+    BothStalled,
+}
+
+impl Cell {
+    pub const ALL: [Cell; 5] = [
+        Cell::SameIp,
+        Cell::OtherIp,
+        Cell::MovedStalled,
+        Cell::StalledMoved,
+        Cell::BothStalled,
+    ];
+
+    /// Stable machine name, as used in JSON, CSV and the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cell::SameIp => "same_ip",
+            Cell::OtherIp => "other_ip",
+            Cell::MovedStalled => "moved_stalled",
+            Cell::StalledMoved => "stalled_moved",
+            Cell::BothStalled => "both_stalled",
+        }
+    }
+
+    /// Inverse of [`Cell::as_str`].
+    pub fn parse(s: &str) -> Option<Cell> {
+        Cell::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+
+    /// What the cell means, in a moderator's words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Cell::SameIp => "both moved from the same IP",
+            Cell::OtherIp => "both moved, from different IPs",
+            Cell::MovedStalled => "A moved while B kept a game waiting",
+            Cell::StalledMoved => "A kept a game waiting while B moved",
+            Cell::BothStalled => "both kept games waiting",
+        }
+    }
+}
+
+/// How often a cell scored for a pair, and the sum of its scores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct CellTally {
+    pub count: u64,
+    pub score: i64,
+}
+
+/// One bucket's contribution to a pair's score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Contribution {
+    /// Start of `a`'s bucket, UTC epoch seconds.
+    pub bucket: Epoch,
+    pub cell: Cell,
+    pub score: i64,
+    /// The stall-length boost in force (only `SameIp` is paid it).
+    pub run: u32,
+}
+
+/// Why a directed pair scored what it did.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Evidence {
+    pub same_ip: CellTally,
+    pub other_ip: CellTally,
+    pub moved_stalled: CellTally,
+    pub stalled_moved: CellTally,
+    pub both_stalled: CellTally,
+    /// The largest boost paid on a same-IP move, and the bucket it was paid in.
+    pub max_boost: u32,
+    pub max_boost_bucket: Option<Epoch>,
+    /// The buckets that added most to the score, largest first (ties: earlier
+    /// first).
+    pub top_buckets: Vec<Contribution>,
+}
+
+impl Evidence {
+    pub fn tally(&self, cell: Cell) -> &CellTally {
+        match cell {
+            Cell::SameIp => &self.same_ip,
+            Cell::OtherIp => &self.other_ip,
+            Cell::MovedStalled => &self.moved_stalled,
+            Cell::StalledMoved => &self.stalled_moved,
+            Cell::BothStalled => &self.both_stalled,
+        }
+    }
+
+    pub fn tally_mut(&mut self, cell: Cell) -> &mut CellTally {
+        match cell {
+            Cell::SameIp => &mut self.same_ip,
+            Cell::OtherIp => &mut self.other_ip,
+            Cell::MovedStalled => &mut self.moved_stalled,
+            Cell::StalledMoved => &mut self.stalled_moved,
+            Cell::BothStalled => &mut self.both_stalled,
+        }
+    }
+}
+
+/// The similarity of a directed pair `(user_a, user_b)` and its evidence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairScore {
+    pub user_a: String,
+    pub user_b: String,
+    /// `(sum / weight) / 2 + 0.5`, in (0, 1).
+    pub similarity: f64,
+    pub sum: i64,
+    pub weight: i64,
+    pub evidence: Evidence,
+}
+
+/// Which rules the similarity follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// The published method, reproducing the reference implementation.
+    #[default]
+    Reference,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Reference => "reference",
+        }
+    }
+}
+
+/// The parameters of a scan: stored with it so a report is reproducible.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ScanParams {
+    pub threshold: f64,
+    pub bucket_seconds: i64,
+    pub mode: Mode,
+}
+
+impl Default for ScanParams {
+    fn default() -> Self {
+        ScanParams {
+            threshold: 0.9,
+            bucket_seconds: DEFAULT_BUCKET_SECONDS,
+            mode: Mode::Reference,
+        }
+    }
+}
+
+/// A connected group of accounts linked by flagged pairs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Clique {
+    /// Members, sorted.
+    pub members: Vec<String>,
+}
+
+/// The outcome of scoring one season.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScanResult {
+    pub params: ScanParams,
+    /// Users with a move in one of the season's games.
+    pub participants: usize,
+    /// Undirected candidate pairs (each scored in both directions).
+    pub candidate_pairs: usize,
+    /// Every directed pair, similarity descending, then user_a, user_b.
+    pub pairs: Vec<PairScore>,
+    /// Cliques of flagged pairs, largest first, then by first member.
+    pub cliques: Vec<Clique>,
+}
+
+impl ScanResult {
+    /// The directed pairs at or above the threshold.
+    pub fn flagged(&self) -> impl Iterator<Item = &PairScore> {
+        let t = self.params.threshold;
+        self.pairs.iter().filter(move |p| p.similarity >= t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_floor_before_the_epoch() {
+        assert_eq!(bucket_of(1800 * 3 + 5, 1800), 5400);
+        assert_eq!(bucket_of(-1, 1800), -1800);
+        assert_eq!(day_of(-1), -1);
+        assert_eq!(day_of(86_399), 0);
+    }
+
+    #[test]
+    fn names_intern_once() {
+        let mut n = Names::default();
+        assert_eq!(n.intern("a"), 0);
+        assert_eq!(n.intern("b"), 1);
+        assert_eq!(n.intern("a"), 0);
+        assert_eq!(n.name(1), "b");
+        assert_eq!(n.get("c"), None);
+    }
+
+    #[test]
+    fn cell_names_round_trip() {
+        for c in Cell::ALL {
+            assert_eq!(Cell::parse(c.as_str()), Some(c));
+        }
+    }
+}

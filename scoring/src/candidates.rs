@@ -1,0 +1,60 @@
+//! Participants and candidate pairs (SPEC section 3).
+
+use crate::day_in_season;
+use schema::{Season, SeasonError, Segments, UserId};
+use std::collections::HashMap;
+
+/// The season's participants: users with at least one move in a game whose
+/// name matches the season's pattern, within its range. Sorted by id.
+pub fn participants(segments: &Segments, season: &Season) -> Result<Vec<UserId>, SeasonError> {
+    let re = season.games_regex()?;
+    let matching: Vec<bool> = segments
+        .games
+        .as_slice()
+        .iter()
+        .map(|g| re.is_match(g))
+        .collect();
+    let mut users: Vec<UserId> = segments
+        .game_days
+        .iter()
+        .filter(|gd| matching[gd.game as usize] && day_in_season(gd.day, season))
+        .map(|gd| gd.user)
+        .collect();
+    users.sort_unstable();
+    users.dedup();
+    Ok(users)
+}
+
+/// Undirected candidate pairs among `participants`: both moved from the same
+/// IP on the same UTC day, within the season. Each pair once, `(x, y)` with
+/// `name(x) < name(y)`, sorted by names.
+pub fn candidate_pairs(
+    segments: &Segments,
+    participants: &[UserId],
+    season: &Season,
+) -> Vec<(UserId, UserId)> {
+    let mut member = vec![false; segments.users.len()];
+    for &u in participants {
+        member[u as usize] = true;
+    }
+    let mut groups: HashMap<(i64, u32), Vec<UserId>> = HashMap::new();
+    for d in &segments.ip_days {
+        if member[d.user as usize] && day_in_season(d.day, season) {
+            groups.entry((d.day, d.ip)).or_default().push(d.user);
+        }
+    }
+    let name = |u: UserId| segments.users.name(u);
+    let mut pairs = Vec::new();
+    for mut users in groups.into_values() {
+        users.sort_unstable();
+        users.dedup();
+        for (i, &x) in users.iter().enumerate() {
+            for &y in &users[i + 1..] {
+                pairs.push(if name(x) < name(y) { (x, y) } else { (y, x) });
+            }
+        }
+    }
+    pairs.sort_unstable_by(|p, q| (name(p.0), name(p.1)).cmp(&(name(q.0), name(q.1))));
+    pairs.dedup();
+    pairs
+}

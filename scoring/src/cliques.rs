@@ -1,0 +1,86 @@
+//! Cliques: connected groups of accounts linked by flagged pairs (SPEC
+//! section 5).
+
+use schema::{Clique, PairScore};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The connected groups of accounts linked by a pair at or above `threshold`
+/// (either direction). Members sorted; cliques largest first, then by first
+/// member.
+pub fn cliques(pairs: &[PairScore], threshold: f64) -> Vec<Clique> {
+    let mut parent: BTreeMap<&str, &str> = BTreeMap::new();
+    fn root<'a>(parent: &mut BTreeMap<&'a str, &'a str>, mut x: &'a str) -> &'a str {
+        while let Some(&p) = parent.get(x) {
+            if p == x {
+                break;
+            }
+            let grand = parent[p];
+            parent.insert(x, grand);
+            x = p;
+        }
+        x
+    }
+    for p in pairs.iter().filter(|p| p.similarity >= threshold) {
+        for u in [p.user_a.as_str(), p.user_b.as_str()] {
+            parent.entry(u).or_insert(u);
+        }
+        let (ra, rb) = (root(&mut parent, &p.user_a), root(&mut parent, &p.user_b));
+        if ra != rb {
+            let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+            parent.insert(hi, lo);
+        }
+    }
+    let users: Vec<&str> = parent.keys().copied().collect();
+    let mut groups: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for u in users {
+        let r = root(&mut parent, u);
+        groups.entry(r).or_default().insert(u);
+    }
+    let mut out: Vec<Clique> = groups
+        .into_values()
+        .map(|m| Clique {
+            members: m.into_iter().map(str::to_owned).collect(),
+        })
+        .collect();
+    out.sort_by(|x, y| {
+        y.members
+            .len()
+            .cmp(&x.members.len())
+            .then_with(|| x.members.cmp(&y.members))
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(a: &str, b: &str, s: f64) -> PairScore {
+        PairScore {
+            user_a: a.into(),
+            user_b: b.into(),
+            similarity: s,
+            sum: 0,
+            weight: 20,
+            evidence: Default::default(),
+        }
+    }
+
+    #[test]
+    fn groups_by_flagged_pairs_in_either_direction() {
+        let pairs = [
+            pair("d", "c", 0.95),
+            pair("a", "b", 0.9),
+            pair("b", "a", 0.2),
+            pair("c", "e", 0.91),
+            pair("b", "c", 0.89),
+            pair("x", "y", 0.5),
+        ];
+        let got: Vec<Vec<String>> = cliques(&pairs, 0.9)
+            .into_iter()
+            .map(|c| c.members)
+            .collect();
+        assert_eq!(got, vec![vec!["c", "d", "e"], vec!["a", "b"]]);
+        assert!(cliques(&pairs, 0.99).is_empty());
+    }
+}

@@ -1,0 +1,113 @@
+//! # detect-scoring
+//!
+//! The method: candidate pairs (who shared an IP on a day), the asymmetric
+//! similarity of each directed pair over a sliding window of three segments
+//! with its stall-length boost, the evidence behind each score, flags and
+//! cliques (SPEC sections 3 to 5).
+//!
+//! Pure and parallel: it takes [`schema::Segments`] and a [`schema::Season`]
+//! and returns a [`schema::ScanResult`]. It reads no file and opens no
+//! database; pairs are scored in parallel with rayon.
+
+pub mod candidates;
+pub mod cliques;
+pub mod similarity;
+
+pub use candidates::{candidate_pairs, participants};
+pub use cliques::cliques;
+pub use similarity::{score_pair, PairOutcome};
+
+use rayon::prelude::*;
+use schema::{Epoch, PairScore, ScanParams, ScanResult, Season, SeasonError, Segment, Segments};
+
+/// Why a scan could not run.
+#[derive(Debug)]
+pub enum ScanError {
+    Season(SeasonError),
+    BucketSize { segments: i64, wanted: i64 },
+}
+
+impl std::fmt::Display for ScanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ScanError::Season(e) => write!(f, "{e}"),
+            ScanError::BucketSize { segments, wanted } => write!(
+                f,
+                "the segments were cut into {segments}-second buckets but the scan asks for {wanted}"
+            ),
+        }
+    }
+}
+
+/// The segments of one user that fall inside the season's range.
+pub fn in_season<'s>(segs: &'s [Segment], season: &Season) -> &'s [Segment] {
+    let lo = season
+        .from
+        .map_or(0, |f| segs.partition_point(|s| s.bucket < f));
+    let hi = season
+        .to
+        .map_or(segs.len(), |t| segs.partition_point(|s| s.bucket < t));
+    &segs[lo..hi.max(lo)]
+}
+
+/// Whether any second of UTC day `day` lies in the season.
+pub(crate) fn day_in_season(day: i64, season: &Season) -> bool {
+    let start: Epoch = day * schema::SECONDS_PER_DAY;
+    let end = start + schema::SECONDS_PER_DAY;
+    season.from.is_none_or(|f| end > f) && season.to.is_none_or(|t| start < t)
+}
+
+/// Scores a season: every candidate pair in both directions, flags at the
+/// threshold, cliques of flagged pairs.
+pub fn scan(
+    segments: &Segments,
+    season: &Season,
+    params: &ScanParams,
+) -> Result<ScanResult, ScanError> {
+    if segments.bucket_seconds != params.bucket_seconds {
+        return Err(ScanError::BucketSize {
+            segments: segments.bucket_seconds,
+            wanted: params.bucket_seconds,
+        });
+    }
+    let members = participants(segments, season).map_err(ScanError::Season)?;
+    let pairs = candidate_pairs(segments, &members, season);
+    let mut scores: Vec<PairScore> = pairs
+        .par_iter()
+        .flat_map_iter(|&(x, y)| [(x, y), (y, x)])
+        .map(|(a, b)| {
+            let sa = in_season(&segments.by_user[a as usize], season);
+            let sb = in_season(&segments.by_user[b as usize], season);
+            let out = score_pair(sa, sb, segments.bucket_seconds);
+            PairScore {
+                user_a: segments.users.name(a).to_owned(),
+                user_b: segments.users.name(b).to_owned(),
+                similarity: out.similarity(),
+                sum: out.sum,
+                weight: out.weight,
+                evidence: out.evidence,
+            }
+        })
+        .collect();
+    sort_pairs(&mut scores);
+    let cliques = cliques(&scores, params.threshold);
+    Ok(ScanResult {
+        params: *params,
+        participants: members.len(),
+        candidate_pairs: pairs.len(),
+        pairs: scores,
+        cliques,
+    })
+}
+
+/// The report order: similarity descending, then user_a, then user_b.
+pub fn sort_pairs(pairs: &mut [PairScore]) {
+    pairs.sort_by(|x, y| {
+        y.similarity
+            .total_cmp(&x.similarity)
+            .then_with(|| x.user_a.cmp(&y.user_a))
+            .then_with(|| x.user_b.cmp(&y.user_b))
+    });
+}
+
+impl std::error::Error for ScanError {}
