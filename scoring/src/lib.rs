@@ -9,13 +9,15 @@
 //! and returns a [`schema::ScanResult`]. It reads no file and opens no
 //! database; pairs are scored in parallel with rayon.
 
+pub mod both_ways;
 pub mod candidates;
 pub mod cliques;
 pub mod similarity;
 
+pub use both_ways::{both_ways, BothWays};
 pub use candidates::{candidate_pairs, participants};
 pub use cliques::cliques;
-pub use similarity::{score_pair, PairOutcome};
+pub use similarity::{contributions, score_pair, PairOutcome};
 
 use rayon::prelude::*;
 use schema::{Epoch, PairScore, ScanParams, ScanResult, Season, SeasonError, Segment, Segments};

@@ -1,0 +1,164 @@
+//! Command-line arguments: every command and flag, in one place.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use schema::store::DEFAULT_DATABASE_URL;
+use std::path::PathBuf;
+
+/// Finds players who play one asynchronous board game through several
+/// accounts, and shows moderators the evidence.
+#[derive(Debug, Parser)]
+#[command(name = "detect", version, about, propagate_version = true)]
+pub struct Cli {
+    /// The store: an SQLite file (`detect.db`, `sqlite://path`) or a
+    /// PostgreSQL URL (`postgres://user:pass@host/db`).
+    #[arg(long, global = true, env = "DETECT_DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
+    pub db: String,
+
+    /// More log output on standard error (-v info, -vv debug); RUST_LOG
+    /// overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Load move logs (JSON lines, CSV, .gz, or - for stdin) into the store.
+    Ingest(IngestArgs),
+    /// Define seasons, or list them (defined and inferred from game names).
+    #[command(subcommand)]
+    Season(SeasonCommand),
+    /// Print the time-bucket records of every user in a candidate pair of a
+    /// season, as JSON lines.
+    Buckets(BucketsArgs),
+    /// Score a season and store the scan.
+    Scan(ScanArgs),
+    /// Flagged pairs and cliques of a season (scanning first if needed), or
+    /// of log files read straight into memory with --input.
+    Report(ReportArgs),
+    /// The evidence behind one pair of accounts, in both directions.
+    Explain(ExplainArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct IngestArgs {
+    /// Move logs: .jsonl, .csv, either gzipped (.gz), or - for standard input.
+    #[arg(required = true)]
+    pub files: Vec<String>,
+    /// Skip lines that cannot be read (bad JSON, bad time) instead of
+    /// rejecting the whole file; they are counted and the first few listed.
+    #[arg(long)]
+    pub skip_bad: bool,
+    /// Process moves in file order, as the reference implementation did,
+    /// instead of sorting them by time.
+    #[arg(long)]
+    pub reference_order: bool,
+    /// Bucket size in minutes for the stored segments.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440))]
+    pub bucket_minutes: u32,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SeasonCommand {
+    /// Define (or redefine) season N.
+    Add(SeasonAddArgs),
+    /// List the defined seasons and those inferred from game names.
+    List,
+}
+
+#[derive(Debug, Args)]
+pub struct SeasonAddArgs {
+    pub number: u32,
+    /// First day of the season (YYYY-MM-DD, UTC); open if absent.
+    #[arg(long)]
+    pub from: Option<String>,
+    /// Last day of the season (YYYY-MM-DD, UTC, inclusive); open if absent.
+    #[arg(long)]
+    pub to: Option<String>,
+    /// Regular expression for the season's game names
+    /// [default: ^4pLeague_S{N}_].
+    #[arg(long)]
+    pub games: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct BucketsArgs {
+    #[arg(long)]
+    pub season: u32,
+    /// Bucket size in minutes.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440))]
+    pub bucket_minutes: u32,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ScanOptions {
+    /// Flag directed pairs at or above this similarity.
+    #[arg(long, default_value_t = 0.9)]
+    pub threshold: f64,
+    /// Bucket size in minutes.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440))]
+    pub bucket_minutes: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    #[arg(long)]
+    pub season: u32,
+    #[command(flatten)]
+    pub scan: ScanOptions,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Text,
+    Json,
+    Csv,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The season to report on (from the store).
+    #[arg(long, required_unless_present = "input")]
+    pub season: Option<u32>,
+    /// Analyse these log files in memory instead, storing nothing.
+    #[arg(long, num_args = 1.., conflicts_with = "out")]
+    pub input: Vec<String>,
+    /// With --input: the pattern of tournament games
+    /// [default: ^4pLeague_S{N}_ with --season N, else ^4pLeague_].
+    #[arg(long, requires = "input")]
+    pub games: Option<String>,
+    /// With --input: keep file order instead of sorting by time.
+    #[arg(long, requires = "input")]
+    pub reference_order: bool,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// List every scored candidate pair, not only flagged ones.
+    #[arg(long)]
+    pub all: bool,
+    /// Also write an HTML report with SVG pictures into this directory.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Show raw IP addresses instead of pseudonyms in pictures.
+    #[arg(long)]
+    pub show_ips: bool,
+    #[command(flatten)]
+    pub scan: ScanOptions,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    #[arg(long)]
+    pub season: u32,
+    pub user_a: String,
+    pub user_b: String,
+    /// How many of the strongest buckets to list per direction.
+    #[arg(long, default_value_t = 10)]
+    pub top: usize,
+    /// Show raw IP addresses instead of pseudonyms.
+    #[arg(long)]
+    pub show_ips: bool,
+    #[command(flatten)]
+    pub scan: ScanOptions,
+}

@@ -1,0 +1,39 @@
+//! `detect buckets --season N`: the reference's time-bucket records.
+
+use crate::cli::BucketsArgs;
+use crate::pipeline::{self, bucket_seconds};
+use anyhow::Result;
+use std::io::Write;
+
+pub async fn run(db: &str, args: BucketsArgs) -> Result<()> {
+    let store = pipeline::open_store(db).await?;
+    let season = pipeline::resolve_season(&store, args.season).await?;
+    let segments = pipeline::segments(&store, bucket_seconds(args.bucket_minutes), None).await?;
+    let records = season_bucket_records(&segments, &season)?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for r in records {
+        serde_json::to_writer(&mut out, &r)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    store.close().await;
+    Ok(())
+}
+
+/// The bucket records of every user in at least one candidate pair of the
+/// season, all their buckets, canonical order.
+pub fn season_bucket_records(
+    segments: &schema::Segments,
+    season: &schema::Season,
+) -> Result<Vec<schema::BucketRecord>> {
+    let members = scoring::participants(segments, season)?;
+    let mut users: Vec<u32> = scoring::candidate_pairs(segments, &members, season)
+        .into_iter()
+        .flat_map(|(a, b)| [a, b])
+        .collect();
+    users.sort_unstable();
+    users.dedup();
+    let mut records = segments.bucket_records(&users);
+    records.retain(|r| season.contains(r.timestamp));
+    Ok(records)
+}

@@ -1,0 +1,51 @@
+//! `detect ingest FILE...`
+
+use crate::cli::IngestArgs;
+use crate::pipeline::{self, bucket_seconds};
+use anyhow::Result;
+
+pub async fn run(db: &str, args: IngestArgs) -> Result<()> {
+    let store = pipeline::open_store(db).await?;
+    let mut failed = None;
+    for file in &args.files {
+        match pipeline::ingest_file(&store, file, args.skip_bad).await {
+            Ok(summary) => println!("{summary}"),
+            Err(e) => {
+                // Files already ingested stay stored; the rest are not read.
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    // Cut the segments now, so reports start from them.
+    let segments = pipeline::segments(
+        &store,
+        bucket_seconds(args.bucket_minutes),
+        Some(args.reference_order),
+    )
+    .await?;
+    let stalls: usize = segments
+        .by_user
+        .iter()
+        .map(|s| s.iter().filter(|g| g.stalled).count())
+        .sum();
+    let total: usize = segments.by_user.iter().map(Vec::len).sum();
+    println!(
+        "store: {} moves, {} users, {} segments ({} with stalls), {}-minute buckets{}",
+        store.move_count().await?,
+        segments.users.len(),
+        total,
+        stalls,
+        args.bucket_minutes,
+        if args.reference_order {
+            ", reference (file) order"
+        } else {
+            ""
+        }
+    );
+    store.close().await;
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,6 @@
+//! One module per command family.
+
+pub mod buckets;
+pub mod ingest;
+pub mod scan;
+pub mod season;

@@ -1,0 +1,63 @@
+//! `detect season add|list`
+
+use crate::cli::SeasonCommand;
+use crate::pipeline;
+use anyhow::{Context, Result};
+use ingest::time::{format_utc, parse_date};
+use schema::season::seasons_in_game_names;
+use schema::{Season, SECONDS_PER_DAY};
+
+pub async fn run(db: &str, cmd: SeasonCommand) -> Result<()> {
+    let store = pipeline::open_store(db).await?;
+    match cmd {
+        SeasonCommand::Add(a) => {
+            let from = a
+                .from
+                .as_deref()
+                .map(parse_date)
+                .transpose()
+                .map_err(anyhow::Error::msg)
+                .context("--from")?;
+            let to =
+                a.to.as_deref()
+                    .map(|d| parse_date(d).map(|t| t + SECONDS_PER_DAY))
+                    .transpose()
+                    .map_err(anyhow::Error::msg)
+                    .context("--to")?;
+            let season = Season::new(a.number, from, to, a.games)?;
+            store.put_season(&season).await?;
+            println!("season {}: {}", season.number, describe(&season));
+        }
+        SeasonCommand::List => {
+            let defined = store.seasons().await?;
+            let games = store.game_names().await?;
+            let inferred = seasons_in_game_names(games.iter().map(String::as_str));
+            if defined.is_empty() && inferred.is_empty() {
+                println!("no seasons: define one with `detect season add N` or ingest games named 4pLeague_S<N>_...");
+            }
+            for s in &defined {
+                println!("season {}: {}", s.number, describe(s));
+            }
+            for n in inferred {
+                if !defined.iter().any(|s| s.number == n) {
+                    let s = Season::inferred(n);
+                    println!("season {}: {} (inferred from game names)", n, describe(&s));
+                }
+            }
+        }
+    }
+    store.close().await;
+    Ok(())
+}
+
+/// `games ^4pLeague_S7_, 2015-05-01 to 2015-06-30` in words.
+pub fn describe(s: &Season) -> String {
+    let day = |t: i64| format_utc(t)[..10].to_owned();
+    let range = match (s.from, s.to) {
+        (None, None) => "all time".to_owned(),
+        (Some(f), None) => format!("from {}", day(f)),
+        (None, Some(t)) => format!("until {}", day(t - 1)),
+        (Some(f), Some(t)) => format!("{} to {}", day(f), day(t - 1)),
+    };
+    format!("games {}, {}", s.games, range)
+}

@@ -1,0 +1,53 @@
+//! # detect
+//!
+//! The `detect` binary's library: the command line, the pipeline that wires
+//! the crates together (read → store → segment → score → report), and the
+//! daemon. The crates it wires are pure or nearly so: `detect-ingest` reads
+//! and segments, `detect-scoring` scores, `detect-viz` draws, and the store in
+//! `detect-schema` is the only code that speaks SQL.
+
+pub mod cli;
+pub mod commands;
+pub mod logging;
+pub mod pipeline;
+pub mod report;
+
+use cli::{Cli, Command};
+
+/// Runs one command.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    let db = cli.db.clone();
+    match cli.command {
+        Command::Ingest(args) => commands::ingest::run(&db, args).await,
+        Command::Season(args) => commands::season::run(&db, args).await,
+        Command::Buckets(args) => commands::buckets::run(&db, args).await,
+        Command::Scan(args) => commands::scan::run_scan(&db, args).await,
+        Command::Report(args) => commands::scan::run_report(&db, args).await,
+        Command::Explain(args) => commands::scan::run_explain(&db, args).await,
+    }
+}
+
+/// An error chain as one sentence: the outermost message, then its causes
+/// where they add something.
+pub fn error_sentence(e: &anyhow::Error) -> String {
+    let mut out = e.to_string();
+    for cause in e.chain().skip(1) {
+        let c = cause.to_string();
+        if !out.contains(&c) {
+            out.push_str(": ");
+            out.push_str(&c);
+        }
+    }
+    out
+}
+
+/// Whether the error is a closed standard output (`detect ... | head`): not
+/// worth a message.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || c.downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
+    })
+}

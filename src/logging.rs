@@ -1,0 +1,18 @@
+//! Logs go to standard error through `tracing`, filtered by `RUST_LOG`
+//! (default `warn`, or `info` with `-v`). IP addresses are never logged at
+//! info level or above.
+
+use tracing_subscriber::EnvFilter;
+
+pub fn init(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}

@@ -1,0 +1,334 @@
+//! The pipeline: read logs into the store, cut segments, resolve seasons,
+//! scan. Commands and the daemon are thin layers over these steps.
+
+use anyhow::{anyhow, bail, Result};
+use ingest::{open_log, LogLine, ReadError, Segmenter};
+use schema::season::seasons_in_game_names;
+use schema::store::{NewMove, Store, StoredScan};
+use schema::{Move, ScanParams, ScanResult, Season, Segments, DEFAULT_BUCKET_SECONDS};
+use std::collections::HashMap;
+
+/// Moves handed to the store per insert call.
+const INSERT_CHUNK: usize = 5000;
+
+/// How many bad lines a `--skip-bad` summary lists.
+pub const BAD_LINES_LISTED: usize = 5;
+
+/// What ingesting one file did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct IngestSummary {
+    pub file: String,
+    /// Records read (lines with a record).
+    pub records: u64,
+    /// Moves among them (records with a username and an IP).
+    pub moves: u64,
+    /// Moves stored for the first time.
+    pub stored: u64,
+    /// Records without username or IP.
+    pub skipped: u64,
+    /// Moves already in the store.
+    pub duplicates: u64,
+    /// Lines that could not be read (only with `--skip-bad`).
+    pub bad: u64,
+    /// The first few bad lines.
+    pub bad_examples: Vec<ReadError>,
+}
+
+impl std::fmt::Display for IngestSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: {} moves read, {} stored, {} skipped (no username or ip), {} duplicates ignored",
+            self.file, self.moves, self.stored, self.skipped, self.duplicates
+        )?;
+        if self.bad > 0 {
+            write!(f, ", {} bad lines skipped", self.bad)?;
+            for e in &self.bad_examples {
+                write!(f, "\n  {e}")?;
+            }
+            if self.bad as usize > self.bad_examples.len() {
+                write!(f, "\n  ...")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Numbers identical records within one file, so that a log which really
+/// holds the same move twice keeps both while a second ingest of the file
+/// stores nothing. For time-sorted input only the current second is kept in
+/// memory.
+#[derive(Default)]
+pub struct Occurrences {
+    seen: HashMap<(String, String, i64, String), u32>,
+    latest: i64,
+    sorted: bool,
+}
+
+impl Occurrences {
+    pub fn new() -> Self {
+        Occurrences {
+            seen: HashMap::new(),
+            latest: i64::MIN,
+            sorted: true,
+        }
+    }
+
+    pub fn number(&mut self, m: Move) -> NewMove {
+        if m.timestamp < self.latest {
+            self.sorted = false;
+        } else if m.timestamp > self.latest {
+            if self.sorted {
+                self.seen.clear();
+            }
+            self.latest = m.timestamp;
+        }
+        let key = (m.username, m.game, m.timestamp, m.ip);
+        let n = self.seen.entry(key.clone()).or_insert(0);
+        let occurrence = *n;
+        *n += 1;
+        let (username, game, timestamp, ip) = key;
+        NewMove {
+            mv: Move {
+                username,
+                game,
+                timestamp,
+                ip,
+            },
+            occurrence,
+        }
+    }
+}
+
+/// A progress spinner on standard error when it is a terminal (hidden
+/// otherwise).
+pub fn spinner(message: String) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {msg}: {human_pos} lines ({per_sec})")
+            .expect("valid template"),
+    );
+    bar.set_message(message);
+    bar
+}
+
+/// Ingests one log into the store in one transaction. A bad line rejects the
+/// whole file (nothing of it is stored) unless `skip_bad`.
+pub async fn ingest_file(store: &Store, path: &str, skip_bad: bool) -> Result<IngestSummary> {
+    let reader = open_log(path)?;
+    let mut summary = IngestSummary {
+        file: reader.file().to_owned(),
+        ..Default::default()
+    };
+    let mut batch = store.begin_ingest().await?;
+    let mut occurrences = Occurrences::new();
+    let mut chunk = Vec::with_capacity(INSERT_CHUNK);
+    let bar = spinner(format!("reading {}", summary.file));
+    for (i, line) in reader.enumerate() {
+        if i % 10_000 == 0 {
+            bar.set_position(i as u64);
+        }
+        match line {
+            Ok((_, LogLine::Move(m))) => {
+                summary.records += 1;
+                summary.moves += 1;
+                chunk.push(occurrences.number(m));
+                if chunk.len() == INSERT_CHUNK {
+                    summary.stored += batch.insert(&chunk).await?;
+                    chunk.clear();
+                }
+            }
+            Ok((_, LogLine::Skipped)) => {
+                summary.records += 1;
+                summary.skipped += 1;
+            }
+            Err(e) if skip_bad && e.line.is_some() => {
+                summary.bad += 1;
+                if summary.bad_examples.len() < BAD_LINES_LISTED {
+                    summary.bad_examples.push(e);
+                }
+            }
+            Err(e) => {
+                bar.finish_and_clear();
+                batch.rollback().await?;
+                let hint = if e.line.is_some() {
+                    " (nothing of this file was stored; --skip-bad stores the good lines)"
+                } else {
+                    ""
+                };
+                return Err(anyhow!("{e}{hint}"));
+            }
+        }
+    }
+    summary.stored += batch.insert(&chunk).await?;
+    bar.finish_and_clear();
+    batch.commit().await?;
+    summary.duplicates = summary.moves - summary.stored;
+    Ok(summary)
+}
+
+/// The segments of every stored move for a bucket size, cut again when moves
+/// arrived since they were stored or when another order is asked for.
+/// `reference_order: None` keeps the order of the last segmentation.
+pub async fn segments(
+    store: &Store,
+    bucket_seconds: i64,
+    reference_order: Option<bool>,
+) -> Result<Segments> {
+    let generation = store.moves_generation().await?;
+    if let Some(stored) = store.load_segmentation(bucket_seconds).await? {
+        if stored.generation == generation
+            && reference_order.is_none_or(|r| r == stored.reference_order)
+        {
+            return Ok(stored.segments);
+        }
+    }
+    let order = match reference_order {
+        Some(r) => r,
+        None => store.segmentation_order().await?.unwrap_or(false),
+    };
+    tracing::info!(
+        bucket_seconds,
+        reference_order = order,
+        "cutting segments from stored moves"
+    );
+    let mut segmenter = Segmenter::new(bucket_seconds);
+    store
+        .for_each_move(order, |m| segmenter.push_move(&m))
+        .await?;
+    let segments = segmenter.finish();
+    store
+        .save_segmentation(&segments, order, generation)
+        .await?;
+    Ok(segments)
+}
+
+/// Season `number`: as defined with `season add`, else inferred from game
+/// names (`4pLeague_S{number}_...`).
+pub async fn resolve_season(store: &Store, number: u32) -> Result<Season> {
+    if let Some(s) = store.season(number).await? {
+        return Ok(s);
+    }
+    let games = store.game_names().await?;
+    if seasons_in_game_names(games.iter().map(String::as_str)).contains(&number) {
+        return Ok(Season::inferred(number));
+    }
+    bail!(
+        "season {number} is not defined and no stored game is named 4pLeague_S{number}_...; \
+         define it with `detect season add {number} --games REGEX`"
+    )
+}
+
+/// Minutes to seconds, checked.
+pub fn bucket_seconds(minutes: u32) -> i64 {
+    minutes as i64 * 60
+}
+
+/// The scan parameters from the command line.
+pub fn scan_params(threshold: f64, bucket_minutes: u32) -> Result<ScanParams> {
+    if !(0.0..=1.0).contains(&threshold) {
+        bail!("the threshold must lie between 0 and 1, not {threshold}");
+    }
+    Ok(ScanParams {
+        threshold,
+        bucket_seconds: bucket_seconds(bucket_minutes),
+        ..ScanParams::default()
+    })
+}
+
+/// Scores a season from the store and stores the scan.
+pub async fn scan(store: &Store, season: &Season, params: &ScanParams) -> Result<StoredScan> {
+    let generation = store.moves_generation().await?;
+    let segments = segments(store, params.bucket_seconds, None).await?;
+    let result = scoring::scan(&segments, season, params)?;
+    let created_at = chrono::Utc::now().timestamp();
+    let id = store
+        .save_scan(season, &result, generation, created_at)
+        .await?;
+    tracing::info!(
+        season = season.number,
+        scan = id,
+        pairs = result.pairs.len(),
+        flagged = result.flagged().count(),
+        "scan stored"
+    );
+    Ok(StoredScan {
+        id,
+        season: season.clone(),
+        generation,
+        created_at,
+        result,
+    })
+}
+
+/// The latest scan of a season if it is current (same moves, same season
+/// definition, same bucket size and mode), else a new scan. The threshold
+/// is applied afresh, since every pair is stored.
+pub async fn current_scan(
+    store: &Store,
+    season: &Season,
+    params: &ScanParams,
+) -> Result<StoredScan> {
+    let generation = store.moves_generation().await?;
+    if let Some(mut latest) = store.latest_scan(season.number).await? {
+        let same_season = latest.season.from == season.from
+            && latest.season.to == season.to
+            && latest.season.games == season.games;
+        let p = &latest.result.params;
+        if latest.generation == generation
+            && same_season
+            && p.bucket_seconds == params.bucket_seconds
+            && p.mode == params.mode
+        {
+            latest.season = season.clone();
+            rethreshold(&mut latest.result, params.threshold);
+            return Ok(latest);
+        }
+    }
+    scan(store, season, params).await
+}
+
+/// Applies another threshold to a scan's pairs: the flags and cliques follow.
+pub fn rethreshold(result: &mut ScanResult, threshold: f64) {
+    result.params.threshold = threshold;
+    result.cliques = scoring::cliques(&result.pairs, threshold);
+}
+
+/// Reads logs straight into segments, storing nothing: `detect report
+/// --input`. Sorts by time (stably) unless `reference_order`.
+pub fn segments_from_files(
+    files: &[String],
+    bucket_seconds: i64,
+    reference_order: bool,
+) -> Result<Segments> {
+    let mut moves: Vec<Move> = Vec::new();
+    let mut sorted = true;
+    for path in files {
+        let reader = open_log(path)?;
+        let bar = spinner(format!("reading {}", reader.file()));
+        for (i, line) in reader.enumerate() {
+            if i % 10_000 == 0 {
+                bar.set_position(i as u64);
+            }
+            if let (_, LogLine::Move(m)) = line? {
+                if moves.last().is_some_and(|l| l.timestamp > m.timestamp) {
+                    sorted = false;
+                }
+                moves.push(m);
+            }
+        }
+        bar.finish_and_clear();
+    }
+    if !sorted && !reference_order {
+        ingest::sort_by_time(&mut moves);
+    }
+    Ok(ingest::segment_moves(&moves, bucket_seconds))
+}
+
+/// The default bucket size, in minutes.
+pub const DEFAULT_BUCKET_MINUTES: u32 = (DEFAULT_BUCKET_SECONDS / 60) as u32;
+
+/// Opens the store named on the command line.
+pub async fn open_store(db: &str) -> Result<Store> {
+    Ok(Store::open(db).await?)
+}
