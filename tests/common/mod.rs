@@ -1,0 +1,248 @@
+//! Shared helpers of the end-to-end tests: run the `detect` binary against a
+//! fresh store, SQLite or PostgreSQL.
+//!
+//! PostgreSQL tests need `DETECT_TEST_POSTGRES_URL` (an admin URL such as
+//! `postgres://postgres:postgres@localhost:5432/postgres`); `bash .ci/run`
+//! starts a server and sets it. Without it they fail, loudly: they never
+//! skip themselves.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_detect");
+
+/// Which store a test runs against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A fresh, empty store, removed when dropped.
+pub struct TestDb {
+    pub url: String,
+    pub dir: tempfile::TempDir,
+    pg: Option<(String, String)>,
+}
+
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+pub fn postgres_admin_url() -> String {
+    std::env::var("DETECT_TEST_POSTGRES_URL").unwrap_or_else(|_| {
+        panic!(
+            "DETECT_TEST_POSTGRES_URL is not set: the PostgreSQL tests need a running server \
+             (bash .ci/run starts one and sets it, e.g. postgres://postgres:postgres@localhost:5432/postgres)"
+        )
+    })
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(f)
+}
+
+/// Runs one SQL statement on the PostgreSQL server of the tests.
+pub fn pg_exec(url: &str, sql: &str) {
+    use sqlx::Connection;
+    block_on(async {
+        let mut conn = sqlx::PgConnection::connect(url)
+            .await
+            .unwrap_or_else(|e| panic!("cannot reach PostgreSQL at DETECT_TEST_POSTGRES_URL: {e}"));
+        sqlx::query(sql)
+            .execute(&mut conn)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        conn.close().await.ok();
+    })
+}
+
+impl TestDb {
+    pub fn new(backend: Backend) -> TestDb {
+        let dir = tempfile::tempdir().expect("tempdir");
+        match backend {
+            Backend::Sqlite => TestDb {
+                url: format!("sqlite://{}", dir.path().join("detect.db").display()),
+                dir,
+                pg: None,
+            },
+            Backend::Postgres => {
+                let admin = postgres_admin_url();
+                let name = format!(
+                    "detect_test_{}_{}",
+                    std::process::id(),
+                    COUNTER.fetch_add(1, Ordering::SeqCst)
+                );
+                pg_exec(&admin, &format!("DROP DATABASE IF EXISTS {name}"));
+                pg_exec(&admin, &format!("CREATE DATABASE {name}"));
+                let base = admin.rsplit_once('/').expect("URL with a database").0;
+                TestDb {
+                    url: format!("{base}/{name}"),
+                    dir,
+                    pg: Some((admin, name)),
+                }
+            }
+        }
+    }
+
+    /// Runs `detect --db URL ARGS...` in the test's directory.
+    pub fn run(&self, args: &[&str]) -> Output {
+        run_in(self.dir.path(), &self.url, args, None)
+    }
+
+    /// Runs with `stdin` piped in.
+    pub fn run_stdin(&self, args: &[&str], stdin: &[u8]) -> Output {
+        run_in(self.dir.path(), &self.url, args, Some(stdin))
+    }
+
+    /// Runs and asserts success; returns standard output.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "detect {args:?} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8 output")
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        if let Some((admin, name)) = &self.pg {
+            pg_exec(
+                admin,
+                &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+            );
+        }
+    }
+}
+
+pub fn run_in(dir: &Path, db: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    use std::io::Write;
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(dir)
+        .arg("--db")
+        .arg(db)
+        .args(args)
+        .env_remove("DETECT_DATABASE_URL")
+        .env_remove("RUST_LOG")
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("run detect");
+    if let Some(input) = stdin {
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(input)
+            .expect("write stdin");
+    }
+    child.wait_with_output().expect("wait for detect")
+}
+
+/// The golden data folder beside the repository.
+pub fn golden_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/golden");
+    assert!(
+        dir.is_dir(),
+        "the golden data is missing: expected {} (shared/ beside the repository)",
+        dir.display()
+    );
+    dir
+}
+
+/// Every golden folder (cases and random), sorted.
+pub fn golden_folders() -> Vec<PathBuf> {
+    let root = golden_dir();
+    let mut dirs = Vec::new();
+    for group in ["cases", "random"] {
+        for entry in std::fs::read_dir(root.join(group)).expect("golden group") {
+            let path = entry.expect("entry").path();
+            if path.join("input.jsonl").is_file() {
+                dirs.push(path);
+            }
+        }
+    }
+    dirs.sort();
+    assert!(
+        dirs.len() >= 24,
+        "expected the golden cases, found {}",
+        dirs.len()
+    );
+    dirs
+}
+
+/// Directed pairs and similarities of a CSV whose first three columns are
+/// `similarity,user_a,user_b`.
+pub fn pairs_of_csv(text: &str) -> Vec<(String, String, f64)> {
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let mut out: Vec<(String, String, f64)> = r
+        .records()
+        .map(|rec| {
+            let rec = rec.expect("CSV record");
+            (
+                rec[1].to_owned(),
+                rec[2].to_owned(),
+                rec[0].parse::<f64>().expect("similarity"),
+            )
+        })
+        .collect();
+    out.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    out
+}
+
+/// Compares pairs as sets with similarities within 1e-9; returns the
+/// differences.
+pub fn pair_differences(
+    got: &[(String, String, f64)],
+    want: &[(String, String, f64)],
+) -> Vec<String> {
+    use std::collections::BTreeMap;
+    let g: BTreeMap<_, _> = got.iter().map(|(a, b, s)| ((a, b), *s)).collect();
+    let w: BTreeMap<_, _> = want.iter().map(|(a, b, s)| ((a, b), *s)).collect();
+    let mut diffs = Vec::new();
+    for (k, s) in &w {
+        match g.get(k) {
+            None => diffs.push(format!("missing pair {k:?}")),
+            Some(x) if (x - s).abs() > 1e-9 => diffs.push(format!("pair {k:?}: got {x}, want {s}")),
+            _ => {}
+        }
+    }
+    for k in g.keys() {
+        if !w.contains_key(k) {
+            diffs.push(format!("extra pair {k:?}"));
+        }
+    }
+    diffs
+}
+
+/// Bucket records as sorted, comparable tuples from JSON lines.
+pub fn bucket_records(text: &str) -> Vec<(String, i64, String, u64, u64)> {
+    let mut v: Vec<_> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let j: serde_json::Value = serde_json::from_str(l).expect("bucket JSON");
+            (
+                j["user"].as_str().expect("user").to_owned(),
+                j["timestamp"].as_i64().expect("timestamp"),
+                j["ip"].as_str().expect("ip").to_owned(),
+                j["count"].as_u64().expect("count"),
+                j["delay"].as_u64().expect("delay"),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
