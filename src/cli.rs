@@ -40,6 +40,18 @@ pub enum Command {
     Report(ReportArgs),
     /// The evidence behind one pair of accounts, in both directions.
     Explain(ExplainArgs),
+    /// Run scheduled ingests and scans from a TOML configuration.
+    Daemon(DaemonArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct DaemonArgs {
+    /// The daemon's configuration (TOML); see detect.example.toml.
+    #[arg(long)]
+    pub config: PathBuf,
+    /// Run one tick (ingest what is new, scan, report) and exit.
+    #[arg(long)]
+    pub once: bool,
 }
 
 #[derive(Debug, Args)]

@@ -8,6 +8,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod daemon;
 pub mod logging;
 pub mod pipeline;
 pub mod report;
@@ -24,6 +25,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Scan(args) => commands::scan::run_scan(&db, args).await,
         Command::Report(args) => commands::scan::run_report(&db, args).await,
         Command::Explain(args) => commands::scan::run_explain(&db, args).await,
+        Command::Daemon(args) => daemon::run(&db, args).await,
     }
 }
 
