@@ -163,6 +163,7 @@ pub async fn ingest_file(store: &Store, path: &str, skip_bad: bool) -> Result<In
     summary.stored += batch.insert(&chunk).await?;
     bar.finish_and_clear();
     batch.commit().await?;
+    tracing::info!(file = %summary.file, moves = summary.moves, stored = summary.stored, "file ingested");
     summary.duplicates = summary.moves - summary.stored;
     Ok(summary)
 }
@@ -187,19 +188,24 @@ pub async fn segments(
         Some(r) => r,
         None => store.segmentation_order().await?.unwrap_or(false),
     };
-    tracing::info!(
-        bucket_seconds,
-        reference_order = order,
-        "cutting segments from stored moves"
-    );
+    let started = std::time::Instant::now();
     let mut segmenter = Segmenter::new(bucket_seconds);
-    store
+    let moves = store
         .for_each_move(order, |m| segmenter.push_move(&m))
         .await?;
     let segments = segmenter.finish();
+    let cut = started.elapsed();
     store
         .save_segmentation(&segments, order, generation)
         .await?;
+    tracing::info!(
+        moves,
+        bucket_seconds,
+        reference_order = order,
+        cut_ms = cut.as_millis() as u64,
+        saved_ms = (started.elapsed() - cut).as_millis() as u64,
+        "segments cut from stored moves and saved"
+    );
     Ok(segments)
 }
 

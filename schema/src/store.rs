@@ -211,6 +211,7 @@ impl Store {
     /// [`IngestBatch::commit`], and dropping the batch rolls it back.
     pub async fn begin_ingest(&self) -> Result<IngestBatch<'_>> {
         Ok(IngestBatch {
+            backend: self.backend,
             tx: self.pool.begin().await?,
             stored: 0,
         })
@@ -333,6 +334,7 @@ impl Store {
             }
         }
         insert_rows(
+            self.backend,
             &mut tx,
             "segment_moves (segmentation_id, username, bucket, ip, move_count, rank)",
             6,
@@ -348,6 +350,7 @@ impl Store {
         )
         .await?;
         insert_rows(
+            self.backend,
             &mut tx,
             "segment_stalls (segmentation_id, username, first_bucket, last_bucket, ip)",
             5,
@@ -362,6 +365,7 @@ impl Store {
         )
         .await?;
         insert_rows(
+            self.backend,
             &mut tx,
             "ip_days (segmentation_id, username, day, ip)",
             4,
@@ -375,6 +379,7 @@ impl Store {
         )
         .await?;
         insert_rows(
+            self.backend,
             &mut tx,
             "game_days (segmentation_id, username, game, day)",
             4,
@@ -592,6 +597,7 @@ impl Store {
             .collect();
         let rows: Vec<(&PairScore, &String)> = result.pairs.iter().zip(&tops).collect();
         insert_rows(
+            self.backend,
             &mut tx,
             "scan_pairs (scan_id, user_a, user_b, similarity, score_sum, score_weight, \
              same_ip_count, same_ip_score, other_ip_count, other_ip_score, moved_stalled_count, moved_stalled_score, \
@@ -625,6 +631,7 @@ impl Store {
             .flat_map(|(k, c)| c.members.iter().map(move |m| (k as i64 + 1, m)))
             .collect();
         insert_rows(
+            self.backend,
             &mut tx,
             "scan_cliques (scan_id, clique, username)",
             3,
@@ -784,6 +791,7 @@ type AnyQuery<'q> = sqlx::query::Query<'q, Any, sqlx::any::AnyArguments<'q>>;
 /// `INSERT INTO {target} VALUES (...), (...)` in batches, binding each row
 /// with `bind`.
 async fn insert_rows<'r, T>(
+    backend: Backend,
     tx: &mut Transaction<'_, Any>,
     target: &str,
     columns: usize,
@@ -792,7 +800,7 @@ async fn insert_rows<'r, T>(
 ) -> Result<u64> {
     let mut affected = 0;
     for chunk in rows.chunks(BATCH_ROWS) {
-        let sql = insert_sql(target, columns, chunk.len(), "");
+        let sql = insert_sql(backend, target, columns, chunk.len(), "");
         let mut q = sqlx::query(&sql);
         for row in chunk {
             q = bind(q, row);
@@ -802,7 +810,10 @@ async fn insert_rows<'r, T>(
     Ok(affected)
 }
 
-fn insert_sql(target: &str, columns: usize, rows: usize, suffix: &str) -> String {
+/// A multi-row `INSERT`. SQLite gets anonymous `?` parameters: looking up a
+/// named `$N` is linear in the number of parameters there, which made large
+/// inserts quadratic.
+fn insert_sql(backend: Backend, target: &str, columns: usize, rows: usize, suffix: &str) -> String {
     let mut sql = format!("INSERT INTO {target} VALUES ");
     let mut n = 0;
     for r in 0..rows {
@@ -815,8 +826,13 @@ fn insert_sql(target: &str, columns: usize, rows: usize, suffix: &str) -> String
                 sql.push(',');
             }
             n += 1;
-            sql.push('$');
-            sql.push_str(&n.to_string());
+            match backend {
+                Backend::Sqlite => sql.push('?'),
+                Backend::Postgres => {
+                    sql.push('$');
+                    sql.push_str(&n.to_string());
+                }
+            }
         }
         sql.push(')');
     }
@@ -827,6 +843,7 @@ fn insert_sql(target: &str, columns: usize, rows: usize, suffix: &str) -> String
 /// An ingest in progress: one transaction. Moves already stored are ignored
 /// and counted as duplicates.
 pub struct IngestBatch<'s> {
+    backend: Backend,
     tx: Transaction<'s, Any>,
     stored: u64,
 }
@@ -837,6 +854,7 @@ impl IngestBatch<'_> {
         let mut new = 0;
         for chunk in moves.chunks(BATCH_ROWS) {
             let sql = insert_sql(
+                self.backend,
                 "moves (username, game, ts, ip, occurrence)",
                 5,
                 chunk.len(),
@@ -914,8 +932,12 @@ mod tests {
     #[test]
     fn insert_sql_numbers_parameters() {
         assert_eq!(
-            insert_sql("t (a, b)", 2, 2, ""),
+            insert_sql(Backend::Postgres, "t (a, b)", 2, 2, ""),
             "INSERT INTO t (a, b) VALUES ($1,$2),($3,$4)"
+        );
+        assert_eq!(
+            insert_sql(Backend::Sqlite, "t (a, b)", 2, 2, ""),
+            "INSERT INTO t (a, b) VALUES (?,?),(?,?)"
         );
     }
 

@@ -1,0 +1,368 @@
+//! The benchmark harness of `detect`: throughput and peak memory of every
+//! stage on simulated worlds. Run it with `bash scripts/bench` (or
+//! `cargo bench --bench pipeline -- [OPTIONS]`); BENCHMARKS.md records the
+//! figures.
+//!
+//! Every stage runs in its own process (this binary started again with
+//! `--stage`), so each peak-memory figure (VmHWM) is that stage's own.
+//!
+//! Stages, on a world of N moves:
+//! - `parse`: read the JSON lines into moves, nothing else: the floor;
+//! - `segment`: parse, sort, segment in memory (ingest in memory);
+//! - `ingest`: `detect ingest` into a fresh SQLite store (store, dedupe,
+//!   segment, save segments);
+//! - `scan`: score every candidate pair of the season from in-memory
+//!   segments (pairs per second, scan alone);
+//! - `report`: `detect report --input FILE --format csv --all`, end to end;
+//! - `scan-store`: `detect scan` on the store the `ingest` stage filled;
+//! - `reference` (only with `--reference PATH`): the reference script on the
+//!   same file.
+//!
+//! Options: `--moves N[k|m]` (repeatable; default 1m and 400k), `--days D`,
+//! `--stages a,b,c`, `--reference PATH`, `--data DIR` (default
+//! target/bench-data; worlds are generated once and kept).
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Some(i) = args.iter().position(|a| a == "--stage") {
+        let stage = args[i + 1].clone();
+        let file = PathBuf::from(&args[i + 2]);
+        let extra = args.get(i + 3).cloned();
+        let report = run_stage(&stage, &file, extra.as_deref());
+        println!("RESULT {report}");
+        return;
+    }
+    let opts = Options::parse(&args);
+    std::fs::create_dir_all(&opts.data).expect("data dir");
+    let detect = release_binary();
+    println!(
+        "detect benchmark: {} cores, stages {}",
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        opts.stages.join(",")
+    );
+    for &moves in &opts.moves {
+        let file = world(&opts, moves);
+        let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+        let count = line_count(&file);
+        println!();
+        println!(
+            "== world of {count} moves over {} days ({:.0} MB): {}",
+            opts.days,
+            size as f64 / 1e6,
+            file.display()
+        );
+        let mut floor = None;
+        for stage in &opts.stages {
+            let outcome = match stage.as_str() {
+                "report" | "ingest" | "scan-store" => external(stage, &detect, &file, &opts),
+                "reference" => match &opts.reference {
+                    Some(script) => reference(script, &file),
+                    None => continue,
+                },
+                _ => child(stage, &file),
+            };
+            let Some(o) = outcome else { continue };
+            if stage == "parse" {
+                floor = Some(o.seconds);
+            }
+            let per_sec = count as f64 / o.seconds;
+            let ratio = floor
+                .map(|f| format!("{:6.2}x parse", o.seconds / f))
+                .unwrap_or_default();
+            println!(
+                "{:<11} {:>8.2} s  {:>11.0} moves/s  peak {:>7.0} MB  {ratio}  {}",
+                stage,
+                o.seconds,
+                per_sec,
+                o.peak_kb as f64 / 1024.0,
+                o.note
+            );
+        }
+    }
+}
+
+struct Options {
+    moves: Vec<u64>,
+    days: u32,
+    stages: Vec<String>,
+    reference: Option<PathBuf>,
+    data: PathBuf,
+}
+
+impl Options {
+    fn parse(args: &[String]) -> Options {
+        let mut o = Options {
+            moves: vec![],
+            days: 28,
+            stages: [
+                "parse",
+                "segment",
+                "ingest",
+                "scan",
+                "report",
+                "scan-store",
+                "reference",
+            ]
+            .map(String::from)
+            .to_vec(),
+            reference: None,
+            data: Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data"),
+        };
+        let mut it = args.iter().filter(|a| *a != "--bench");
+        while let Some(a) = it.next() {
+            let mut value = || {
+                it.next()
+                    .cloned()
+                    .unwrap_or_else(|| panic!("{a} needs a value"))
+            };
+            match a.as_str() {
+                "--moves" => o.moves.push(parse_count(&value())),
+                "--days" => o.days = value().parse().expect("--days N"),
+                "--stages" => o.stages = value().split(',').map(String::from).collect(),
+                "--reference" => o.reference = Some(PathBuf::from(value())),
+                "--data" => o.data = PathBuf::from(value()),
+                other => {
+                    panic!("unknown option {other}; see the doc comment of benches/pipeline.rs")
+                }
+            }
+        }
+        if o.moves.is_empty() {
+            o.moves = vec![1_000_000, 400_000];
+        }
+        o
+    }
+}
+
+fn parse_count(s: &str) -> u64 {
+    let s = s.to_ascii_lowercase();
+    let (num, mult) = if let Some(n) = s.strip_suffix('m') {
+        (n, 1_000_000.0)
+    } else if let Some(n) = s.strip_suffix('k') {
+        (n, 1_000.0)
+    } else {
+        (s.as_str(), 1.0)
+    };
+    (num.parse::<f64>().expect("a move count like 400k or 10m") * mult) as u64
+}
+
+/// The simulated world of about `moves` moves, generated once.
+fn world(opts: &Options, moves: u64) -> PathBuf {
+    let file = opts
+        .data
+        .join(format!("world-{moves}-{}d.jsonl", opts.days));
+    if file.is_file() {
+        return file;
+    }
+    let cfg = sim::WorldConfig::for_moves(7, moves, opts.days);
+    let tmp = file.with_extension("tmp");
+    let start = Instant::now();
+    let mut out =
+        BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp).expect("create world"));
+    let truth = sim::simulate(&cfg, &mut out).expect("simulate");
+    out.flush().expect("write world");
+    drop(out);
+    std::fs::rename(&tmp, &file).expect("rename world");
+    std::fs::write(
+        file.with_extension("truth.json"),
+        serde_json::to_vec_pretty(&truth).expect("truth"),
+    )
+    .expect("write truth");
+    let n = line_count(&file);
+    let s = start.elapsed().as_secs_f64();
+    println!(
+        "generated {} moves in {s:.1} s ({:.0} moves/s)",
+        n,
+        n as f64 / s
+    );
+    file
+}
+
+fn line_count(file: &Path) -> u64 {
+    use std::io::BufRead;
+    let f = std::io::BufReader::new(std::fs::File::open(file).expect("open world"));
+    f.split(b'\n').count() as u64
+}
+
+struct Outcome {
+    seconds: f64,
+    peak_kb: u64,
+    note: String,
+}
+
+/// Runs an in-process stage in a child process of this binary.
+fn child(stage: &str, file: &Path) -> Option<Outcome> {
+    let exe = std::env::current_exe().expect("own path");
+    let out = Command::new(exe)
+        .args(["--stage", stage, file.to_str().unwrap()])
+        .output()
+        .expect("run stage");
+    assert!(
+        out.status.success(),
+        "stage {stage} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find_map(|l| l.strip_prefix("RESULT "))?;
+    let mut parts = line.splitn(3, ' ');
+    Some(Outcome {
+        seconds: parts.next()?.parse().ok()?,
+        peak_kb: parts.next()?.parse().ok()?,
+        note: parts.next().unwrap_or("").to_owned(),
+    })
+}
+
+/// Times a `detect` command on the world (see [`measured`] for memory).
+fn external(stage: &str, detect: &Path, file: &Path, opts: &Options) -> Option<Outcome> {
+    let store = opts.data.join(format!(
+        "{}.db",
+        file.file_stem().unwrap().to_string_lossy()
+    ));
+    let db = format!("sqlite://{}", store.display());
+    let f = file.to_str().unwrap();
+    let args: Vec<String> = match stage {
+        "report" => vec!["report", "--input", f, "--format", "csv", "--all"],
+        "ingest" => {
+            for ext in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{ext}", store.display()));
+            }
+            vec!["--db", &db, "ingest", f]
+        }
+        "scan-store" => {
+            if !store.is_file() {
+                return None;
+            }
+            vec!["--db", &db, "scan", "--season", "1"]
+        }
+        _ => unreachable!("not an external stage"),
+    }
+    .into_iter()
+    .map(String::from)
+    .collect();
+    measured(detect, &args)
+}
+
+/// The reference script on the same file (`--reference PATH`).
+fn reference(script: &Path, file: &Path) -> Option<Outcome> {
+    let out = std::env::temp_dir().join("detect-bench-reference-pairs.csv");
+    let args = vec![
+        script.to_string_lossy().into_owned(),
+        "--pairs-out".to_owned(),
+        out.to_string_lossy().into_owned(),
+        file.to_string_lossy().into_owned(),
+    ];
+    let mut o = measured(Path::new("perl"), &args)?;
+    o.note = "the reference script".into();
+    Some(o)
+}
+
+/// Runs a command, timing it; its peak memory comes from GNU time
+/// (`/usr/bin/time`, which scripts/bench installs), else it is shown as 0.
+fn measured(program: &Path, args: &[String]) -> Option<Outcome> {
+    let start = Instant::now();
+    let time = Path::new("/usr/bin/time");
+    let (program_used, full_args): (PathBuf, Vec<String>) = if time.is_file() {
+        let mut a = vec![
+            "-f".to_owned(),
+            "MAXRSS %M".to_owned(),
+            program.to_string_lossy().into_owned(),
+        ];
+        a.extend(args.iter().cloned());
+        (time.to_owned(), a)
+    } else {
+        (program.to_owned(), args.to_vec())
+    };
+    let out = Command::new(&program_used)
+        .args(&full_args)
+        .env("TZ", "UTC")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("run command");
+    let seconds = start.elapsed().as_secs_f64();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        eprintln!("{} failed: {err}", program.display());
+        return None;
+    }
+    let peak_kb = err
+        .lines()
+        .find_map(|l| l.strip_prefix("MAXRSS "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    Some(Outcome {
+        seconds,
+        peak_kb,
+        note: String::new(),
+    })
+}
+
+/// The release `detect` binary beside this benchmark.
+fn release_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("own path");
+    let dir = exe.parent().and_then(Path::parent).expect("target dir");
+    let bin = dir.join("detect");
+    assert!(
+        bin.is_file(),
+        "{} is missing: run `cargo build --release` first (scripts/bench does)",
+        bin.display()
+    );
+    bin
+}
+
+/// Runs one in-process stage; returns "seconds peak_kb note".
+fn run_stage(stage: &str, file: &Path, _extra: Option<&str>) -> String {
+    let path = file.to_str().unwrap();
+    let start = Instant::now();
+    let note = match stage {
+        "parse" => {
+            let mut n = 0u64;
+            for line in ingest::open_log(path).expect("open") {
+                if let (_, ingest::LogLine::Move(m)) = line.expect("line") {
+                    n += m.timestamp as u64 & 1;
+                }
+            }
+            format!("(parity {n})")
+        }
+        "segment" => {
+            let segs = detect::pipeline::segments_from_files(&[path.to_owned()], 1800, false)
+                .expect("segment");
+            let n: usize = segs.by_user.iter().map(Vec::len).sum();
+            format!("{n} segments")
+        }
+        "scan" => {
+            let segs = detect::pipeline::segments_from_files(&[path.to_owned()], 1800, false)
+                .expect("segment");
+            let season = schema::Season::inferred(1);
+            let t = Instant::now();
+            let result =
+                scoring::scan(&segs, &season, &schema::ScanParams::default()).expect("scan");
+            let s = t.elapsed().as_secs_f64();
+            let directed = result.pairs.len();
+            let out = format!(
+                "scan alone {s:.3} s: {} candidate pairs, {directed} directed, {:.0} directed pairs/s",
+                result.candidate_pairs,
+                directed as f64 / s
+            );
+            return format!("{:.4} {} {out}", start.elapsed().as_secs_f64(), peak_kb());
+        }
+        other => panic!("unknown stage {other}"),
+    };
+    format!("{:.4} {} {note}", start.elapsed().as_secs_f64(), peak_kb())
+}
+
+/// This process's peak resident memory (VmHWM), in kB.
+fn peak_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
