@@ -1,0 +1,76 @@
+//! Simulates a world, scans it in reference mode and prints the evaluation.
+//!
+//! `cargo run --release -p detect-sim --example scan -- [PLAYERS] [DAYS] [SEED] [THRESHOLD]`
+
+use detect_sim as sim;
+use std::time::Instant;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let num = |i: usize, d: f64| args.get(i).map_or(d, |s| s.parse().expect("a number"));
+    let players = num(0, 300.0) as usize;
+    let cfg = sim::WorldConfig {
+        players,
+        days: num(1, 28.0) as u32,
+        seed: num(2, 1.0) as u64,
+        cliques: (players / 25).max(1),
+        ..Default::default()
+    };
+    let threshold = num(3, 0.9);
+    let t = Instant::now();
+    let (mut moves, truth) = sim::simulate_moves(&cfg).expect("simulate");
+    let t_sim = t.elapsed();
+    ingest::sort_by_time(&mut moves);
+    let segments = ingest::segment_moves(&moves, 1800);
+    let params = schema::ScanParams {
+        threshold,
+        ..Default::default()
+    };
+    let scan =
+        scoring::scan(&segments, &schema::Season::inferred(cfg.season), &params).expect("scan");
+    eprintln!(
+        "{} moves in {:.2?}, scan {:.2?}: {} participants, {} candidate pairs",
+        moves.len(),
+        t_sim,
+        t.elapsed() - t_sim,
+        scan.participants,
+        scan.candidate_pairs
+    );
+    let e = sim::evaluate(&scan.pairs, &truth, threshold);
+    print!("{e}");
+    for o in &e.cliques.outcomes {
+        println!(
+            "  {} {:<12} {} accounts: {:<7} found {} extra {:?}",
+            o.person,
+            o.style.as_str(),
+            o.accounts,
+            o.status.as_str(),
+            o.found,
+            o.extra
+        );
+    }
+    if std::env::var("SHOW").is_ok() {
+        let ix = truth.index();
+        for p in scan
+            .pairs
+            .iter()
+            .filter(|p| ix.same_person(&p.user_a, &p.user_b))
+        {
+            let g = &truth.groups[ix.group_of(&p.user_a).unwrap()];
+            println!(
+                "  {:.3} {} -> {} {} {:?}",
+                p.similarity,
+                p.user_a,
+                p.user_b,
+                g.style,
+                (
+                    p.evidence.same_ip.count,
+                    p.evidence.other_ip.count,
+                    p.evidence.moved_stalled.count,
+                    p.evidence.stalled_moved.count,
+                    p.evidence.both_stalled.count
+                )
+            );
+        }
+    }
+}

@@ -1,0 +1,365 @@
+//! Daily rhythms: when each person checks in on a given local day, for how
+//! long, and from which device and IP.
+//!
+//! A person sleeps, works or studies on weekdays (from the office or the
+//! university network, or from the phone), plays more on weekends and
+//! holidays, and is sometimes away (no play, or a short check-in from a hotel,
+//! a VPN or the phone). A family with one computer takes turns at it in the
+//! evening.
+
+use crate::world::{host, Job, World};
+use rand::seq::SliceRandom;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+/// What a session is played on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Device {
+    /// The home computer, on the household's IP.
+    Home,
+    /// The office or university network.
+    Work,
+    /// A phone behind the carrier's NAT.
+    Phone,
+    /// A VPN exit, a hotel, a friend's place.
+    Away,
+}
+
+/// One check-in of one person.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Session {
+    pub person: u32,
+    pub start: i64,
+    pub end: i64,
+    pub ip: u32,
+    pub device: Device,
+}
+
+/// An exponential draw with the given mean.
+pub(crate) fn exp(rng: &mut ChaCha8Rng, mean: f64) -> f64 {
+    -mean * (1.0 - rng.gen::<f64>()).ln()
+}
+
+/// A Poisson draw (Knuth; the means here are small).
+pub(crate) fn poisson(rng: &mut ChaCha8Rng, mean: f64) -> u32 {
+    let l = (-mean).exp();
+    let mut k = 0;
+    let mut p = 1.0;
+    loop {
+        p *= rng.gen::<f64>();
+        if p <= l || k >= 60 {
+            return k;
+        }
+        k += 1;
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    Home,
+    Work,
+    Phone,
+}
+
+/// The UTC epoch second at which local day `local_day` of a person at
+/// offset `tz` begins.
+pub(crate) fn local_midnight(start: i64, local_day: i32, tz: i64) -> i64 {
+    start + local_day as i64 * 86_400 - tz
+}
+
+/// Appends the sessions of household `h` on local day `local_day` to `out`:
+/// per person, sorted by start, overlapping sessions merged.
+pub(crate) fn household_day(
+    world: &World,
+    h: u32,
+    local_day: i32,
+    rng: &mut ChaCha8Rng,
+    out: &mut Vec<Session>,
+) {
+    let house = &world.households[h as usize];
+    let first = &world.persons[house.members[0] as usize];
+    let midnight = local_midnight(world.cfg.start, local_day, first.tz);
+    let epoch_day = world.cfg.start.div_euclid(86_400) + local_day as i64;
+    let weekday = (epoch_day + 3).rem_euclid(7); // 0 = Monday
+    let free_day = weekday >= 5 || world.holidays[first.region].contains(&local_day);
+
+    let begin = out.len();
+    let mut present: Vec<u32> = Vec::with_capacity(house.members.len());
+    for &m in &house.members {
+        person_day(world, m, local_day, midnight, free_day, rng, out);
+        if world.persons[m as usize].absence(local_day).is_none() {
+            present.push(m);
+        }
+    }
+
+    // A couple who often play side by side in the evening, each on their own
+    // device at home: the other joins a home session.
+    if house.together > 0.0 && present.len() > 1 {
+        for i in begin..out.len() {
+            let s = out[i];
+            let hour = (s.start - midnight) as f64 / 3600.0;
+            if s.device == Device::Home
+                && (hour >= 17.0 || house.together >= 0.9)
+                && rng.gen_bool(house.together)
+            {
+                let other = present[rng.gen_range(0..present.len())];
+                if other != s.person {
+                    let start = s.start + rng.gen_range(0..300);
+                    out.push(Session {
+                        person: other,
+                        start,
+                        end: start + (s.end - s.start + rng.gen_range(-300..300)).max(120),
+                        ..s
+                    });
+                }
+            }
+        }
+    }
+
+    // A family with one computer takes turns at it in the evening.
+    if house.shared_computer && present.len() > 1 {
+        let blocks = if free_day { rng.gen_range(1..3) } else { 1 };
+        for b in 0..blocks {
+            let hour = if b == 1 {
+                rng.gen_range(13.0..17.0)
+            } else {
+                rng.gen_range(18.5..21.5)
+            };
+            let mut t = midnight + (hour * 3600.0) as i64;
+            present.shuffle(rng);
+            for &m in &present {
+                let len = rng.gen_range(10 * 60..40 * 60);
+                out.push(Session {
+                    person: m,
+                    start: t,
+                    end: t + len,
+                    ip: house.ip,
+                    device: Device::Home,
+                });
+                t += len + rng.gen_range(0..180);
+            }
+        }
+    }
+
+    // Per person, by start, overlaps merged.
+    let mine = &mut out[begin..];
+    mine.sort_by_key(|s| (s.person, s.start));
+    let mut w = begin;
+    let mut r = begin;
+    while r < out.len() {
+        let person = out[r].person;
+        let n = out[r..].iter().take_while(|s| s.person == person).count();
+        let kept = merge(&mut out[r..r + n]);
+        out.copy_within(r..r + kept, w);
+        w += kept;
+        r += n;
+    }
+    out.truncate(w);
+}
+
+/// Merges overlapping sessions of one person (sorted by start) in place,
+/// keeping the first one's device; returns how many remain.
+fn merge(s: &mut [Session]) -> usize {
+    if s.is_empty() {
+        return 0;
+    }
+    let mut w = 0;
+    for r in 1..s.len() {
+        if s[r].start <= s[w].end + 120 {
+            s[w].end = s[w].end.max(s[r].end);
+        } else {
+            w += 1;
+            s[w] = s[r];
+        }
+    }
+    w + 1
+}
+
+fn person_day(
+    world: &World,
+    pi: u32,
+    local_day: i32,
+    midnight: i64,
+    free_day: bool,
+    rng: &mut ChaCha8Rng,
+    out: &mut Vec<Session>,
+) {
+    let p = &world.persons[pi as usize];
+    let at =
+        |hour: f64, rng: &mut ChaCha8Rng| midnight + (hour * 3600.0) as i64 + rng.gen_range(0..60);
+    // Today's phone address: usually one of the carrier's many, sometimes a
+    // busy gateway shared by many phones.
+    let phone_ip = p.carrier.map(|c| {
+        let c = &world.carriers[c as usize];
+        if rng.gen_bool(0.12) {
+            c.hot[rng.gen_range(0..c.hot.len())]
+        } else {
+            c.pool[rng.gen_range(0..c.pool.len())]
+        }
+    });
+    let vpn = |rng: &mut ChaCha8Rng| world.vpn[rng.gen_range(0..world.vpn.len())];
+
+    if let Some(away) = p.absence(local_day) {
+        if rng.gen_bool(0.45) {
+            let start = at(rng.gen_range(p.wake + 1.0..p.bed - 1.0), rng);
+            let len = 120 + exp(rng, 600.0) as i64;
+            let r: f64 = rng.gen();
+            let (ip, device) = match phone_ip {
+                Some(ip) if r < 0.5 => (ip, Device::Phone),
+                _ if r < 0.65 => (vpn(rng), Device::Away),
+                _ => (away.ip, Device::Away),
+            };
+            out.push(Session {
+                person: pi,
+                start,
+                end: start + len,
+                ip,
+                device,
+            });
+        }
+        return;
+    }
+
+    let home_ip = world.households[p.household as usize].ip;
+    let shared_computer = world.households[p.household as usize].shared_computer
+        && world.households[p.household as usize].members.len() > 1;
+    let job = if free_day { Job::Free } else { p.job };
+    let mean = p.checkins * if free_day { 1.2 } else { 1.0 };
+    for _ in 0..poisson(rng, mean) {
+        let r: f64 = rng.gen();
+        let (hour, place) = match job {
+            Job::Worker => {
+                if r < 0.15 {
+                    (rng.gen_range(p.wake..p.wake + 0.75), Place::Home)
+                } else if r < 0.23 {
+                    (rng.gen_range((p.wake + 0.75).min(9.25)..9.5), Place::Phone)
+                } else if r < 0.53 {
+                    (rng.gen_range(9.5..17.5), Place::Work)
+                } else {
+                    (rng.gen_range(18.0..p.bed), Place::Home)
+                }
+            }
+            Job::Student => {
+                if r < 0.15 {
+                    (rng.gen_range(p.wake..p.wake + 1.0), Place::Home)
+                } else if r < 0.5 {
+                    (rng.gen_range(10.0..16.0), Place::Work)
+                } else {
+                    (rng.gen_range(16.5..p.bed), Place::Home)
+                }
+            }
+            Job::Free => {
+                if r < 0.5 {
+                    (rng.gen_range(p.wake + 0.5..p.bed), Place::Home)
+                } else {
+                    (rng.gen_range(18.0..p.bed), Place::Home)
+                }
+            }
+        };
+        let long = place == Place::Home && (hour >= 18.0 || job == Job::Free) && rng.gen_bool(0.3);
+        let (ip, device) = match place {
+            Place::Home => {
+                if let Some(ip) = phone_ip.filter(|_| rng.gen_bool(p.phone_share)) {
+                    (ip, Device::Phone)
+                } else if p.vpn_share > 0.0 && rng.gen_bool(p.vpn_share) {
+                    (vpn(rng), Device::Away)
+                } else if shared_computer && hour >= 17.0 {
+                    // The evening computer is the family's: see the turns.
+                    continue;
+                } else {
+                    (home_ip, Device::Home)
+                }
+            }
+            Place::Work => {
+                let site = p.site.map(|s| &world.sites[s as usize]);
+                let on_site = match p.job {
+                    Job::Worker => p.plays_at_work,
+                    _ => rng.gen_bool(0.7),
+                };
+                match (site, phone_ip) {
+                    (Some(s), _) if on_site => (s.ips[rng.gen_range(0..s.ips.len())], Device::Work),
+                    (_, Some(ip)) => (ip, Device::Phone),
+                    _ => continue,
+                }
+            }
+            Place::Phone => match phone_ip {
+                Some(ip) => (ip, Device::Phone),
+                None => continue,
+            },
+        };
+        let len = match device {
+            Device::Phone => 90 + exp(rng, 300.0) as i64,
+            Device::Work => 120 + exp(rng, 420.0) as i64,
+            _ if long => rng.gen_range(20 * 60..100 * 60),
+            _ => 180 + exp(rng, 600.0) as i64,
+        };
+        let start = at(hour, rng);
+        out.push(Session {
+            person: pi,
+            start,
+            end: start + len,
+            ip,
+            device,
+        });
+    }
+}
+
+/// A new dynamic home address in the household's ISP.
+pub(crate) fn renew_home_ip(world: &mut World, h: usize, now: i64, rng: &mut ChaCha8Rng) {
+    let region = world.persons[world.households[h].members[0] as usize].region;
+    let prefix = world.isps[region][world.households[h].isp as usize];
+    let house = &mut world.households[h];
+    house.ip = host(rng, prefix);
+    house.next_change = now + rng.gen_range(3 * 86_400..21 * 86_400);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::WorldConfig;
+    use rand::SeedableRng;
+
+    #[test]
+    fn merging_joins_overlaps_and_keeps_gaps() {
+        let s = |start, end| Session {
+            person: 0,
+            start,
+            end,
+            ip: start as u32,
+            device: Device::Home,
+        };
+        let mut v = vec![s(0, 100), s(50, 300), s(400, 500), s(2000, 2100)];
+        let n = merge(&mut v);
+        assert_eq!(&v[..n], &[s(0, 500), s(2000, 2100)]);
+    }
+
+    #[test]
+    fn people_sleep_and_check_in_several_times() {
+        let cfg = WorldConfig::default();
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let w = World::build(&cfg, &mut rng);
+        let mut out = Vec::new();
+        let mut by_local_hour = [0usize; 24];
+        for day in 0..14 {
+            for h in 0..w.households.len() as u32 {
+                household_day(&w, h, day, &mut rng, &mut out);
+            }
+        }
+        for s in &out {
+            let p = &w.persons[s.person as usize];
+            let hour = (s.start + p.tz).rem_euclid(86_400) / 3600;
+            by_local_hour[hour as usize] += 1;
+            assert!(s.end > s.start);
+        }
+        let per_person_day = out.len() as f64 / (w.persons.len() as f64 * 14.0);
+        assert!((2.0..8.0).contains(&per_person_day), "{per_person_day}");
+        // Nights (02-05 local) are nearly empty; evenings are busy.
+        let night: usize = by_local_hour[2..6].iter().sum();
+        let evening: usize = by_local_hour[18..22].iter().sum();
+        assert!(night * 20 < evening, "{by_local_hour:?}");
+        // All devices are used.
+        for d in [Device::Home, Device::Work, Device::Phone, Device::Away] {
+            assert!(out.iter().any(|s| s.device == d), "{d:?}");
+        }
+    }
+}
