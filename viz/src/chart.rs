@@ -17,7 +17,8 @@ const LEFT: f64 = 70.0;
 const RIGHT: f64 = 30.0;
 const TOP: f64 = 50.0;
 const BOTTOM: f64 = 400.0;
-const THRESHOLD_COLOUR: &str = "#c0392b";
+/// Neutral, so it is not mistaken for a series.
+const THRESHOLD_COLOUR: &str = "#222222";
 const SERIES_COLOURS: [&str; 2] = ["#4e79a7", "#e15759"];
 
 /// One season's similarities, for [`compare`].

@@ -7,7 +7,7 @@
 
 use crate::escape::html as esc;
 use crate::fmt::{decimal, percent};
-use schema::{Evidence, PairScore, ScanResult};
+use schema::{Cell, Evidence, PairScore, ScanResult};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
@@ -120,8 +120,19 @@ pub fn report_html(page: &ReportPage) -> String {
         );
         h.push_str(
             "<table class=\"pairs\">\n<thead><tr><th>A</th><th>B</th><th>sim(A,B)</th>\
-             <th>sim(B,A)</th><th>same IP</th><th>other IP</th><th>moved / stalled</th>\
-             <th>stalled / moved</th><th>both stalled</th><th>max boost</th></tr></thead>\n<tbody>\n",
+             <th>sim(B,A)</th>",
+        );
+        for cell in Cell::ALL {
+            let _ = write!(
+                h,
+                "<th title=\"{}\">{}</th>",
+                esc(cell.describe()),
+                cell.as_str()
+            );
+        }
+        h.push_str(
+            "<th title=\"the largest stall-length boost paid on a same-IP move\">max boost</th>\
+             </tr></thead>\n<tbody>\n",
         );
         for row in &rows {
             let _ = write!(
@@ -132,24 +143,13 @@ pub fn report_html(page: &ReportPage) -> String {
                 sim_cell(row.ab, threshold),
                 sim_cell(row.ba, threshold)
             );
-            let cells: [fn(&Evidence) -> u64; 6] = [
-                |e| e.same_ip.count,
-                |e| e.other_ip.count,
-                |e| e.moved_stalled.count,
-                |e| e.stalled_moved.count,
-                |e| e.both_stalled.count,
-                |e| e.max_boost.into(),
-            ];
-            for cell in cells {
-                let side = |p: Option<&PairScore>| {
-                    p.map_or_else(|| "&#8211;".to_owned(), |p| cell(&p.evidence).to_string())
+            let ab = row.ab.map(|p| counts(&p.evidence));
+            let ba = row.ba.map(|p| counts(&p.evidence));
+            for i in 0..Cell::ALL.len() + 1 {
+                let side = |c: Option<[u64; 6]>| {
+                    c.map_or_else(|| "&#8211;".to_owned(), |c| c[i].to_string())
                 };
-                let _ = write!(
-                    h,
-                    "<td class=\"num\">{} / {}</td>",
-                    side(row.ab),
-                    side(row.ba)
-                );
+                let _ = write!(h, "<td class=\"num\">{} / {}</td>", side(ab), side(ba));
             }
             h.push_str("</tr>\n");
         }
@@ -243,6 +243,13 @@ fn flagged_rows(r: &ScanResult) -> Vec<PairRow<'_>> {
         .collect();
     rows.sort_by(|x, y| y.best().total_cmp(&x.best()));
     rows
+}
+
+/// The count of each evidence cell, in [`Cell::ALL`] order, then the max
+/// boost.
+fn counts(e: &Evidence) -> [u64; 6] {
+    let [a, b, c, d, f] = Cell::ALL.map(|cell| e.tally(cell).count);
+    [a, b, c, d, f, e.max_boost.into()]
 }
 
 /// A similarity cut (not rounded) to four decimals, so a shown value is at

@@ -213,16 +213,18 @@ pub fn timeline(segments: &Segments, users: &[&str], opts: &TimelineOptions) -> 
         _ => (0, 0),
     };
     let title_h = 30.0;
-    let legend_h = LINE * names.len() as f64 + LINE + 8.0;
+    let legend_h = LINE * (names.len() + 3) as f64 + 12.0;
     let header_h = if opts.show_ips { 96.0 } else { 28.0 };
     let top = title_h + legend_h + header_h;
     let plot_h = (t1 - t0) as f64 / 3600.0 * PX_PER_HOUR;
     let y = |t: Epoch| px(top + (t - t0) as f64 / 3600.0 * PX_PER_HOUR);
     let longest_name = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
-    let width = px((LEFT + ncols * col_w + RIGHT)
+    // Rotated raw addresses lean right, past their column.
+    let lean = if opts.show_ips { 90.0 } else { 0.0 };
+    let width = px((LEFT + ncols * col_w + RIGHT + lean)
         .max(LEFT + 24.0 + CHAR * (longest_name + 22).min(160) as f64)
         .max(24.0 + CHAR * 1.4 * opts.title.chars().count().min(120) as f64)
-        .max(480.0));
+        .max(520.0));
     let height = px(top + plot_h.max(LINE * 2.0) + 24.0);
     let col_x = |c: usize| LEFT + c as f64 * col_w;
 
@@ -277,17 +279,38 @@ pub fn timeline(segments: &Segments, users: &[&str], opts: &TimelineOptions) -> 
                 ),
         );
     }
-    legend = legend.add(
-        Text::new(format!(
-            "square: moved from this IP in a {} bucket; thin bar: stalled, at the IP of the \
-             next move; rules every 8 h, heavy at 00:00 UTC",
+    // The key: what a square, a bar and a rule mean, each with a sample.
+    let key_y = title_h + LINE * names.len() as f64 + 4.0;
+    let samples = [
+        Rectangle::new().set("width", 5).set("height", 5),
+        Rectangle::new().set("width", 1.5).set("height", 8),
+        Rectangle::new().set("width", 10).set("height", 1.2),
+    ];
+    let lines = [
+        format!(
+            "square: moved from this IP in a {} bucket",
             duration(bucket)
-        ))
-        .set("x", LEFT)
-        .set("y", px(title_h + LINE * names.len() as f64 + 9.0))
-        .set("fill", "#555555")
-        .set("class", "key"),
-    );
+        ),
+        "thin bar: stalled (a game waited), at the IP of the next move".to_owned(),
+        "rules every 8 hours, heavier at midnight UTC".to_owned(),
+    ];
+    for (i, (sample, line)) in samples.into_iter().zip(lines).enumerate() {
+        let ly = key_y + LINE * i as f64;
+        legend = legend
+            .add(
+                sample
+                    .set("x", LEFT + 2.0)
+                    .set("y", px(ly + 1.0))
+                    .set("fill", "#777777"),
+            )
+            .add(
+                Text::new(line)
+                    .set("x", LEFT + 16.0)
+                    .set("y", px(ly + 9.0))
+                    .set("fill", "#555555")
+                    .set("class", "key"),
+            );
+    }
     doc = doc.add(legend);
 
     if marks.is_empty() {

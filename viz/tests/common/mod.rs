@@ -238,9 +238,15 @@ pub fn golden(name: &str, actual: &str) {
     }
 }
 
-/// Parses an SVG (or XHTML-shaped) string, panicking with the error.
+/// Parses an SVG (or XHTML-shaped) string, panicking with the error. The
+/// DTD is allowed for the report's `<!DOCTYPE html>`.
 pub fn parse(xml: &str) -> roxmltree::Document<'_> {
-    roxmltree::Document::parse(xml).unwrap_or_else(|e| panic!("not well-formed: {e}\n{xml}"))
+    let opts = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    roxmltree::Document::parse_with_options(xml, opts)
+        .unwrap_or_else(|e| panic!("not well-formed: {e}\n{xml}"))
 }
 
 /// Elements whose `class` attribute is `class`.

@@ -1,0 +1,61 @@
+//! Golden files: the exact bytes of one picture of each kind. Set
+//! `DETECT_BLESS=1` to rewrite them after an intended change, then review the
+//! diff.
+
+mod common;
+
+use common::*;
+use detect_viz as viz;
+
+fn season(n: usize, seed: u64) -> Vec<f64> {
+    let mut rng = Lcg(seed);
+    (0..n).map(|_| rng.below(1000) as f64 / 1000.0).collect()
+}
+
+#[test]
+fn timeline_golden() {
+    let opts = viz::TimelineOptions {
+        title: "Clique 1: alice, bob, carol".to_owned(),
+        ..Default::default()
+    };
+    let svg = viz::timeline(&small(), &["alice", "bob", "carol"], &opts).to_string();
+    golden("timeline.svg", &svg);
+}
+
+#[test]
+fn distribution_golden() {
+    let svg = viz::distribution(&season(120, 6), 0.9, "Season 6: similarity by rank").to_string();
+    golden("distribution.svg", &svg);
+}
+
+#[test]
+fn compare_golden() {
+    let (six, seven) = (season(80, 6), season(120, 7));
+    let svg = viz::compare(
+        &viz::Series {
+            label: "season 6",
+            similarities: &six,
+        },
+        &viz::Series {
+            label: "season 7",
+            similarities: &seven,
+        },
+        0.9,
+    )
+    .to_string();
+    golden("compare.svg", &svg);
+}
+
+#[test]
+fn report_golden() {
+    let result = scan_result(["ann", "ben", "cat", "dan", "a&b"]);
+    let page = viz::ReportPage {
+        title: "Season 7 scan".to_owned(),
+        season: 7,
+        result: &result,
+        clique_svgs: vec!["clique-1.svg".to_owned(), "clique-2.svg".to_owned()],
+        distribution_svg: Some("distribution.svg".to_owned()),
+        generated_note: "threshold 0.90, 30-minute buckets, reference mode".to_owned(),
+    };
+    golden("report.html", &viz::report_html(&page));
+}
