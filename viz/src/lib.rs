@@ -2,7 +2,7 @@
 //!
 //! The pictures of `detect` (SPEC section 6), for moderators:
 //!
-//! - [`timeline`]: one SVG per clique, one column per IP, time running down
+//! - [`timeline()`]: one SVG per clique, one column per IP, time running down
 //!   the page, a square per move and a thin bar per stalled bucket, with
 //!   ephemeral IPs folded into one "other IPs" column and the lone tail
 //!   trimmed;
