@@ -321,8 +321,9 @@ fn run_stage(stage: &str, file: &Path, _extra: Option<&str>) -> String {
     let note = match stage {
         "parse" => {
             let mut n = 0u64;
-            for line in ingest::open_log(path).expect("open") {
-                if let (_, ingest::LogLine::Move(m)) = line.expect("line") {
+            let mut reader = ingest::open_log(path).expect("open");
+            while let Some(line) = reader.next_ref() {
+                if let (_, Some(m)) = line.expect("line") {
                     n += m.timestamp as u64 & 1;
                 }
             }

@@ -301,34 +301,52 @@ pub fn rethreshold(result: &mut ScanResult, threshold: f64) {
 }
 
 /// Reads logs straight into segments, storing nothing: `detect report
-/// --input`. Sorts by time (stably) unless `reference_order`.
+/// --input`. Sorts by time (stably) unless `reference_order`. Names are
+/// interned as they are read, so each move held for sorting takes 24 bytes.
 pub fn segments_from_files(
     files: &[String],
     bucket_seconds: i64,
     reference_order: bool,
 ) -> Result<Segments> {
-    let mut moves: Vec<Move> = Vec::new();
+    struct Compact {
+        timestamp: i64,
+        user: u32,
+        game: u32,
+        ip: u32,
+    }
+    let mut seg = Segmenter::new(bucket_seconds);
+    let mut moves: Vec<Compact> = Vec::new();
     let mut sorted = true;
     for path in files {
-        let reader = open_log(path)?;
+        let mut reader = open_log(path)?;
         let bar = spinner(format!("reading {}", reader.file()));
-        for (i, line) in reader.enumerate() {
-            if i % 10_000 == 0 {
-                bar.set_position(i as u64);
+        let mut i = 0u64;
+        while let Some(line) = reader.next_ref() {
+            i += 1;
+            if i % 65_536 == 0 {
+                bar.set_position(i);
             }
-            if let (_, LogLine::Move(m)) = line? {
+            if let (_, Some(m)) = line? {
                 if moves.last().is_some_and(|l| l.timestamp > m.timestamp) {
                     sorted = false;
                 }
-                moves.push(m);
+                moves.push(Compact {
+                    timestamp: m.timestamp,
+                    user: seg.user_id(&m.username),
+                    game: seg.game_id(&m.game),
+                    ip: seg.ip_id(&m.ip),
+                });
             }
         }
         bar.finish_and_clear();
     }
     if !sorted && !reference_order {
-        ingest::sort_by_time(&mut moves);
+        moves.sort_by_key(|m| m.timestamp);
     }
-    Ok(ingest::segment_moves(&moves, bucket_seconds))
+    for m in &moves {
+        seg.push_ids(m.user, m.game, m.timestamp, m.ip);
+    }
+    Ok(seg.finish())
 }
 
 /// The default bucket size, in minutes.

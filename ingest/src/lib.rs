@@ -15,5 +15,5 @@ pub mod read;
 pub mod segment;
 pub mod time;
 
-pub use read::{open_log, LogLine, LogReader, ReadError};
+pub use read::{open_log, LineRef, LogLine, LogReader, MoveRef, ReadError};
 pub use segment::{segment_moves, sort_by_time, Segmenter};

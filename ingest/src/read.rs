@@ -7,7 +7,7 @@
 
 use crate::time::parse_time;
 use flate2::read::MultiGzDecoder;
-use schema::Move;
+use schema::{Epoch, Move};
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::fmt;
@@ -57,6 +57,8 @@ pub enum Format {
 pub struct LogReader {
     file: String,
     inner: Inner,
+    /// An I/O error ended the file.
+    done: bool,
 }
 
 enum Inner {
@@ -70,7 +72,6 @@ enum Inner {
         columns: CsvColumns,
         record: csv::StringRecord,
     },
-    Done,
 }
 
 struct CsvColumns {
@@ -84,14 +85,6 @@ impl LogReader {
     /// The name of the log, as errors give it.
     pub fn file(&self) -> &str {
         &self.file
-    }
-
-    fn error(&self, line: u64, message: impl Into<String>) -> ReadError {
-        ReadError {
-            file: self.file.clone(),
-            line: Some(line),
-            message: message.into(),
-        }
     }
 }
 
@@ -186,7 +179,11 @@ pub fn open_log(path: &str) -> Result<LogReader, ReadError> {
             }
         }
     };
-    Ok(LogReader { file: name, inner })
+    Ok(LogReader {
+        file: name,
+        inner,
+        done: false,
+    })
 }
 
 #[derive(Deserialize)]
@@ -210,7 +207,31 @@ enum JsonTime<'a> {
     Text(#[serde(borrow)] Cow<'a, str>),
 }
 
-fn json_line(text: &str) -> Result<LogLine, String> {
+/// A move borrowed from the reader's line buffer: no allocation unless a
+/// field holds JSON escapes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveRef<'a> {
+    pub username: Cow<'a, str>,
+    pub game: Cow<'a, str>,
+    pub timestamp: Epoch,
+    pub ip: Cow<'a, str>,
+}
+
+impl MoveRef<'_> {
+    pub fn into_owned(self) -> Move {
+        Move {
+            username: self.username.into_owned(),
+            game: self.game.into_owned(),
+            timestamp: self.timestamp,
+            ip: self.ip.into_owned(),
+        }
+    }
+}
+
+/// One good line, borrowed: a move, or `None` for a skipped record.
+pub type LineRef<'a> = Option<MoveRef<'a>>;
+
+fn json_line(text: &str) -> Result<LineRef<'_>, String> {
     let rec: JsonMove = serde_json::from_str(text).map_err(|e| format!("bad JSON: {e}"))?;
     let time = match rec.timestamp_utc.or(rec.timestamp) {
         Some(JsonTime::Epoch(t)) => t,
@@ -218,39 +239,69 @@ fn json_line(text: &str) -> Result<LogLine, String> {
         None => return Err("no `timestamp_utc` or `timestamp` field".to_owned()),
     };
     Ok(match (rec.username, rec.ip) {
-        (Some(username), Some(ip)) => LogLine::Move(Move {
-            username: username.into_owned(),
-            game: rec.game.map(Cow::into_owned).unwrap_or_default(),
+        (Some(username), Some(ip)) => Some(MoveRef {
+            username,
+            game: rec.game.unwrap_or_default(),
             timestamp: time,
-            ip: ip.into_owned(),
+            ip,
         }),
-        _ => LogLine::Skipped,
+        _ => None,
     })
 }
 
-impl Iterator for LogReader {
-    type Item = Result<(u64, LogLine), ReadError>;
+/// An empty `username` or `ip` field in CSV means the value is absent: the
+/// record is skipped, as a JSON record with `null` would be.
+fn csv_line<'r>(record: &'r csv::StringRecord, c: &CsvColumns) -> Result<LineRef<'r>, String> {
+    let field = |i: usize| record.get(i).unwrap_or("");
+    let time = parse_time(field(c.timestamp))?;
+    let (username, ip) = (field(c.username), field(c.ip));
+    if username.is_empty() || ip.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(MoveRef {
+        username: Cow::Borrowed(username),
+        game: Cow::Borrowed(c.game.map(field).unwrap_or("")),
+        timestamp: time,
+        ip: Cow::Borrowed(ip),
+    }))
+}
 
-    fn next(&mut self) -> Option<Self::Item> {
-        let result = match &mut self.inner {
-            Inner::Done => return None,
+impl LogReader {
+    /// The next line, borrowed from the reader's buffer (the fast way to
+    /// read a large log); `None` at the end.
+    pub fn next_ref(&mut self) -> Option<Result<(u64, LineRef<'_>), ReadError>> {
+        let file = &self.file;
+        let fail = |line: u64, message: String| ReadError {
+            file: file.clone(),
+            line: Some(line),
+            message,
+        };
+        if self.done {
+            return None;
+        }
+        match &mut self.inner {
             Inner::Json { reader, buf, line } => loop {
                 buf.clear();
                 *line += 1;
                 match reader.read_line(buf) {
-                    Ok(0) => {
-                        self.inner = Inner::Done;
-                        return None;
-                    }
+                    Ok(0) => return None,
                     Ok(_) => {
-                        let text = buf.trim();
-                        if text.is_empty() {
+                        if buf.trim().is_empty() {
                             continue;
                         }
                         let n = *line;
-                        break json_line(text).map(|l| (n, l)).map_err(|m| (n, m));
+                        return Some(
+                            json_line(buf.trim())
+                                .map(|l| (n, l))
+                                .map_err(|m| fail(n, m)),
+                        );
                     }
-                    Err(e) => break Err((*line, format!("cannot read: {e}"))),
+                    // An I/O error ends the file: there is no next line.
+                    Err(e) => {
+                        let n = *line;
+                        self.done = true;
+                        return Some(Err(fail(n, format!("cannot read: {e}"))));
+                    }
                 }
             },
             Inner::Csv {
@@ -258,47 +309,41 @@ impl Iterator for LogReader {
                 columns,
                 record,
             } => match reader.read_record(record) {
-                Ok(false) => {
-                    self.inner = Inner::Done;
-                    return None;
-                }
+                Ok(false) => None,
                 Ok(true) => {
                     let n = record.position().map(|p| p.line()).unwrap_or(0);
-                    csv_line(record, columns)
-                        .map(|l| (n, l))
-                        .map_err(|m| (n, m))
+                    Some(
+                        csv_line(record, columns)
+                            .map(|l| (n, l))
+                            .map_err(|m| fail(n, m)),
+                    )
                 }
                 Err(e) => {
                     let n = e.position().map(|p| p.line()).unwrap_or(0);
-                    Err((n, format!("bad CSV: {e}")))
+                    if e.is_io_error() {
+                        self.done = true;
+                    }
+                    Some(Err(fail(n, format!("bad CSV: {e}"))))
                 }
             },
-        };
-        Some(result.map_err(|(line, message)| {
-            if message.starts_with("cannot read") {
-                // An I/O error ends the file: there is no next line to read.
-                self.inner = Inner::Done;
-            }
-            self.error(line, message)
-        }))
+        }
     }
 }
 
-/// An empty `username` or `ip` field in CSV means the value is absent: the
-/// record is skipped, as a JSON record with `null` would be.
-fn csv_line(record: &csv::StringRecord, c: &CsvColumns) -> Result<LogLine, String> {
-    let field = |i: usize| record.get(i).unwrap_or("");
-    let time = parse_time(field(c.timestamp))?;
-    let (username, ip) = (field(c.username), field(c.ip));
-    if username.is_empty() || ip.is_empty() {
-        return Ok(LogLine::Skipped);
+impl Iterator for LogReader {
+    type Item = Result<(u64, LogLine), ReadError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_ref().map(|r| {
+            r.map(|(n, line)| {
+                let line = match line {
+                    Some(m) => LogLine::Move(m.into_owned()),
+                    None => LogLine::Skipped,
+                };
+                (n, line)
+            })
+        })
     }
-    Ok(LogLine::Move(Move {
-        username: username.to_owned(),
-        game: c.game.map(field).unwrap_or("").to_owned(),
-        timestamp: time,
-        ip: ip.to_owned(),
-    }))
 }
 
 #[cfg(test)]

@@ -11,11 +11,19 @@
 //! already has a record (a move or a stall, from any game), otherwise mark
 //! `u` stalled there. Then `L = b`.
 
-use schema::{bucket_of, day_of, Epoch, GameDay, IpDay, IpId, Move, Names, Segment, Segments};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::FxHashSet;
+use schema::{
+    bucket_of, day_of, Epoch, GameDay, IpDay, IpId, Move, Names, Segment, Segments, UserId,
+};
 
 /// Builds [`Segments`] from moves fed one at a time, in processing order.
 /// Memory grows with the number of segments, not of moves.
+///
+/// Each user's segments are kept as a list sorted by bucket. Time-sorted
+/// input only ever appends to it (the stall walk fills the gap between the
+/// user's latest record and the move), which is the fast path; a move older
+/// than the user's latest record (reference order on unsorted input) takes
+/// the general path with binary searches.
 #[derive(Debug)]
 pub struct Segmenter {
     bucket_seconds: i64,
@@ -24,10 +32,10 @@ pub struct Segmenter {
     games: Names,
     /// Per game: the bucket of its most recently processed move.
     last_bucket: Vec<Option<Epoch>>,
-    /// Per user: their segments by bucket start.
-    open: Vec<HashMap<Epoch, Segment>>,
-    ip_days: HashSet<IpDay>,
-    game_days: HashSet<GameDay>,
+    /// Per user: their segments, sorted by bucket.
+    segs: Vec<Vec<Segment>>,
+    ip_days: FxHashSet<IpDay>,
+    game_days: FxHashSet<GameDay>,
 }
 
 impl Segmenter {
@@ -41,65 +49,39 @@ impl Segmenter {
             ips: Names::default(),
             games: Names::default(),
             last_bucket: Vec::new(),
-            open: Vec::new(),
-            ip_days: HashSet::new(),
-            game_days: HashSet::new(),
+            segs: Vec::new(),
+            ip_days: FxHashSet::default(),
+            game_days: FxHashSet::default(),
         }
+    }
+
+    /// The id of a user, for [`Segmenter::push_ids`].
+    pub fn user_id(&mut self, name: &str) -> UserId {
+        let id = self.users.intern(name);
+        if id as usize == self.segs.len() {
+            self.segs.push(Vec::new());
+        }
+        id
+    }
+
+    /// The id of a game, for [`Segmenter::push_ids`].
+    pub fn game_id(&mut self, name: &str) -> u32 {
+        let id = self.games.intern(name);
+        if id as usize == self.last_bucket.len() {
+            self.last_bucket.push(None);
+        }
+        id
+    }
+
+    /// The id of an IP, for [`Segmenter::push_ids`].
+    pub fn ip_id(&mut self, name: &str) -> IpId {
+        self.ips.intern(name)
     }
 
     /// Takes the next move in processing order.
     pub fn push(&mut self, username: &str, game: &str, timestamp: Epoch, ip: &str) {
-        let bs = self.bucket_seconds;
-        let user = self.users.intern(username);
-        if user as usize == self.open.len() {
-            self.open.push(HashMap::new());
-        }
-        let game = self.games.intern(game);
-        if game as usize == self.last_bucket.len() {
-            self.last_bucket.push(None);
-        }
-        let ip: IpId = self.ips.intern(ip);
-        let b = bucket_of(timestamp, bs);
-        let segs = &mut self.open[user as usize];
-
-        let seg = segs.entry(b).or_insert_with(|| Segment {
-            bucket: b,
-            ..Segment::default()
-        });
-        match seg.moves.iter_mut().find(|(i, _)| *i == ip) {
-            Some((_, count)) => *count += 1,
-            None => seg.moves.push((ip, 1)),
-        }
-
-        if let Some(last) = self.last_bucket[game as usize] {
-            let mut p = b - bs;
-            while p > last {
-                if segs.contains_key(&p) {
-                    break;
-                }
-                segs.insert(
-                    p,
-                    Segment {
-                        bucket: p,
-                        stalled: true,
-                        ..Segment::default()
-                    },
-                );
-                p -= bs;
-            }
-        }
-        self.last_bucket[game as usize] = Some(b);
-
-        self.ip_days.insert(IpDay {
-            user,
-            day: day_of(timestamp),
-            ip,
-        });
-        self.game_days.insert(GameDay {
-            user,
-            game,
-            day: day_of(timestamp),
-        });
+        let (u, g, i) = (self.user_id(username), self.game_id(game), self.ip_id(ip));
+        self.push_ids(u, g, timestamp, i);
     }
 
     /// Takes a move.
@@ -107,27 +89,57 @@ impl Segmenter {
         self.push(&m.username, &m.game, m.timestamp, &m.ip);
     }
 
-    /// Sorts every user's segments and gives each stall the IP of the user's
-    /// next move (the first IP of the nearest later bucket with moves).
-    pub fn finish(self) -> Segments {
-        let by_user = self
-            .open
-            .into_iter()
-            .map(|map| {
-                let mut segs: Vec<Segment> = map.into_values().collect();
-                segs.sort_unstable_by_key(|s| s.bucket);
-                let mut next_ip = None;
-                for seg in segs.iter_mut().rev() {
-                    if seg.stalled {
-                        seg.stall_ip = next_ip;
-                    }
-                    if let Some(&(ip, _)) = seg.moves.first() {
-                        next_ip = Some(ip);
+    /// Takes the next move, by ids from this segmenter.
+    pub fn push_ids(&mut self, user: UserId, game: u32, timestamp: Epoch, ip: IpId) {
+        let bs = self.bucket_seconds;
+        let b = bucket_of(timestamp, bs);
+        let last = self.last_bucket[game as usize];
+        let segs = &mut self.segs[user as usize];
+        match segs.last().map(|s| s.bucket) {
+            Some(top) if top > b => general_path(segs, b, ip, last, bs),
+            _ => {
+                // Time order: every record of the user is at or before b.
+                let at_b = segs.last().is_some_and(|s| s.bucket == b);
+                let before = if at_b { segs.pop() } else { None };
+                let latest = segs.last().map(|s| s.bucket);
+                if let Some(l) = last {
+                    // The walk from b-B down stops at `latest` or at `l`.
+                    let floor = latest.map_or(l, |r| r.max(l));
+                    let mut p = floor + bs;
+                    while p < b {
+                        segs.push(stall(p));
+                        p += bs;
                     }
                 }
-                segs
-            })
-            .collect();
+                let mut seg = before.unwrap_or_else(|| Segment {
+                    bucket: b,
+                    ..Segment::default()
+                });
+                add_move(&mut seg, ip);
+                segs.push(seg);
+            }
+        }
+        self.last_bucket[game as usize] = Some(b);
+        let day = day_of(timestamp);
+        self.ip_days.insert(IpDay { user, day, ip });
+        self.game_days.insert(GameDay { user, game, day });
+    }
+
+    /// Gives each stall the IP of the user's next move (the first IP of the
+    /// nearest later bucket with moves) and hands over the segments.
+    pub fn finish(self) -> Segments {
+        let mut by_user = self.segs;
+        for segs in &mut by_user {
+            let mut next_ip = None;
+            for seg in segs.iter_mut().rev() {
+                if seg.stalled {
+                    seg.stall_ip = next_ip;
+                }
+                if let Some(&(ip, _)) = seg.moves.first() {
+                    next_ip = Some(ip);
+                }
+            }
+        }
         let mut ip_days: Vec<IpDay> = self.ip_days.into_iter().collect();
         ip_days.sort_unstable();
         let mut game_days: Vec<GameDay> = self.game_days.into_iter().collect();
@@ -141,6 +153,46 @@ impl Segmenter {
             games: self.games,
             game_days,
         }
+    }
+}
+
+fn stall(bucket: Epoch) -> Segment {
+    Segment {
+        bucket,
+        stalled: true,
+        ..Segment::default()
+    }
+}
+
+fn add_move(seg: &mut Segment, ip: IpId) {
+    match seg.moves.iter_mut().find(|(i, _)| *i == ip) {
+        Some((_, count)) => *count += 1,
+        None => seg.moves.push((ip, 1)),
+    }
+}
+
+/// A move older than the user's latest record: the stall rule as written,
+/// with binary searches in the sorted list.
+fn general_path(segs: &mut Vec<Segment>, b: Epoch, ip: IpId, last: Option<Epoch>, bs: i64) {
+    match segs.binary_search_by_key(&b, |s| s.bucket) {
+        Ok(i) => add_move(&mut segs[i], ip),
+        Err(i) => {
+            let mut seg = Segment {
+                bucket: b,
+                ..Segment::default()
+            };
+            add_move(&mut seg, ip);
+            segs.insert(i, seg);
+        }
+    }
+    let Some(l) = last else { return };
+    let mut p = b - bs;
+    while p > l {
+        match segs.binary_search_by_key(&p, |s| s.bucket) {
+            Ok(_) => break,
+            Err(i) => segs.insert(i, stall(p)),
+        }
+        p -= bs;
     }
 }
 

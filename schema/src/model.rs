@@ -2,7 +2,7 @@
 //! the pictures.
 
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 /// Seconds since the Unix epoch, UTC.
 pub type Epoch = i64;
@@ -43,7 +43,7 @@ pub fn day_of(t: Epoch) -> i64 {
 #[derive(Debug, Clone, Default)]
 pub struct Names {
     names: Vec<String>,
-    index: HashMap<String, u32>,
+    index: FxHashMap<String, u32>,
 }
 
 impl Names {

@@ -111,8 +111,23 @@ fn walk(a: &[Segment], b: &[Segment], bs: i64, mut each: impl FnMut(Contribution
     let (mut sum, mut weight) = (0i64, INITIAL_WEIGHT);
     let mut run: u32 = 0;
     let mut j = 0usize;
-    for (i, seg) in a.iter().enumerate() {
-        let t: Epoch = seg.bucket;
+    let mut i = 0usize;
+    while i < a.len() {
+        let t: Epoch = a[i].bucket;
+        while j < b.len() && b[j].bucket < t - bs {
+            j += 1;
+        }
+        if j == b.len() || b[j].bucket > t + bs {
+            // b is idle in this window and in every later one until b's next
+            // record comes within reach: those buckets score 0 and reset the
+            // run. Jump to the first of a's buckets that can see b again.
+            run = 0;
+            i = match b.get(j) {
+                Some(next) => i + a[i..].partition_point(|s| s.bucket < next.bucket - bs),
+                None => a.len(),
+            };
+            continue;
+        }
         let lo = if i > 0 && a[i - 1].bucket == t - bs {
             i - 1
         } else {
@@ -124,9 +139,6 @@ fn walk(a: &[Segment], b: &[Segment], bs: i64, mut each: impl FnMut(Contribution
             i + 1
         };
         let aw = Window { segs: &a[lo..hi] };
-        while j < b.len() && b[j].bucket < t - bs {
-            j += 1;
-        }
         let mut k = j;
         while k < b.len() && b[k].bucket <= t + bs {
             k += 1;
@@ -159,6 +171,7 @@ fn walk(a: &[Segment], b: &[Segment], bs: i64, mut each: impl FnMut(Contribution
         } else {
             0
         };
+        i += 1;
     }
     PairOutcome {
         sum,

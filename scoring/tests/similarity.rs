@@ -22,7 +22,11 @@ fn timeline(spec: &str) -> Vec<Segment> {
             };
             let moves = moves
                 .strip_prefix('M')
-                .map(|ips| ips.split('+').map(|ip| (ip.parse().expect("IP number"), 1)).collect())
+                .map(|ips| {
+                    ips.split('+')
+                        .map(|ip| (ip.parse().expect("IP number"), 1))
+                        .collect()
+                })
                 .unwrap_or_default();
             Segment {
                 bucket: k as i64 * B,
@@ -43,7 +47,11 @@ fn score(a: &str, b: &str) -> PairOutcome {
 fn check(table: &[(&str, &str, i64, i64, &str)]) {
     for &(a, b, sum, weight, why) in table {
         let got = score(a, b);
-        assert_eq!((got.sum, got.weight), (sum, weight), "{why}: a = {a:?}, b = {b:?}");
+        assert_eq!(
+            (got.sum, got.weight),
+            (sum, weight),
+            "{why}: a = {a:?}, b = {b:?}"
+        );
         let sim = (sum as f64 / weight as f64) / 2.0 + 0.5;
         assert_eq!(got.similarity(), sim, "{why}");
     }
@@ -66,19 +74,55 @@ fn every_cell_of_the_matrix() {
 #[test]
 fn the_window_spans_three_buckets() {
     check(&[
-        ("M1 .", ". M1", 10, 30, "b's move in a's next bucket is in the window"),
-        (". M1", "M1 .", 10, 30, "b's move in a's previous bucket is in the window"),
-        ("M1 . .", ". . M1", 0, 20, "two buckets apart: outside the window"),
+        (
+            "M1 .",
+            ". M1",
+            10,
+            30,
+            "b's move in a's next bucket is in the window",
+        ),
+        (
+            ". M1",
+            "M1 .",
+            10,
+            30,
+            "b's move in a's previous bucket is in the window",
+        ),
+        (
+            "M1 . .",
+            ". . M1",
+            0,
+            20,
+            "two buckets apart: outside the window",
+        ),
         ("M1 .", ". M2", -10, 30, "other IP in the window"),
-        ("M1 . M2", ". M2 .", 0, 40, "k0 meets IP 2 only (-10), k2 meets IP 2 (+10)"),
+        (
+            "M1 . M2",
+            ". M2 .",
+            0,
+            40,
+            "k0 meets IP 2 only (-10), k2 meets IP 2 (+10)",
+        ),
     ]);
 }
 
 #[test]
 fn moved_takes_precedence_over_stalled_over_idle() {
     check(&[
-        ("M1", "S M1", 10, 30, "b's window holds a stall and a move: moved"),
-        ("S M1", "S .", -10, 30, "a's window holds a stall and a move: moved, vs b stalled: -5 twice"),
+        (
+            "M1",
+            "S M1",
+            10,
+            30,
+            "b's window holds a stall and a move: moved",
+        ),
+        (
+            "S M1",
+            "S .",
+            -10,
+            30,
+            "a's window holds a stall and a move: moved, vs b stalled: -5 twice",
+        ),
         ("S . .", ". S .", 1, 21, "stalled windows meet: +1"),
         ("S . . .", ". . . S", 0, 20, "stalls too far apart: idle"),
     ]);
@@ -89,15 +133,39 @@ fn joint_stalls_boost_the_next_same_ip_move() {
     check(&[
         // k0 +1 (run 0->1), k1 +1 (->2), k2: window sees the k3 moves, +10+2
         // (windows still hold stalls: ->3), k3: +10+3.
-        ("S S S M1", "S S S M1", 1 + 1 + 12 + 13, 20 + 27, "run boost"),
+        (
+            "S S S M1",
+            "S S S M1",
+            1 + 1 + 12 + 13,
+            20 + 27,
+            "run boost",
+        ),
         // The same moves without the joint wait: +10 twice, plus the stalls.
-        ("S S S M1", ". . . M1", 10 + 10, 40, "no joint stall, no boost"),
+        (
+            "S S S M1",
+            ". . . M1",
+            10 + 10,
+            40,
+            "no joint stall, no boost",
+        ),
         // Run counts a's visited buckets only: the gap k2..k4 does not reset it.
-        ("S S . . . M1", "S S . . . M1", 1 + 1 + 12, 34, "run survives a's empty stretch"),
+        (
+            "S S . . . M1",
+            "S S . . . M1",
+            1 + 1 + 12,
+            34,
+            "run survives a's empty stretch",
+        ),
         // k0 +1 (->1); k1 and k2 see the k2 move with stalls in the windows:
         // +11 (->2), +12 (->3); k4 +13, and no stall in {k3,k4,k5} resets the
         // run, so k7 pays a plain +10.
-        ("S S M1 . M1 . . M1", "S S M1 . M1 . . M1", 1 + 11 + 12 + 13 + 10, 67, "reset after a plain move"),
+        (
+            "S S M1 . M1 . . M1",
+            "S S M1 . M1 . . M1",
+            1 + 11 + 12 + 13 + 10,
+            67,
+            "reset after a plain move",
+        ),
     ]);
 }
 
@@ -106,7 +174,13 @@ fn the_initial_weight_keeps_few_samples_near_the_middle() {
     check(&[
         ("", "", 0, 20, "nothing: 0.5"),
         ("M1", "M1", 10, 30, "one +10: 0.667"),
-        (&"M1 . . ".repeat(18), &"M1 . . ".repeat(18), 180, 200, "18 x +10: 0.95"),
+        (
+            &"M1 . . ".repeat(18),
+            &"M1 . . ".repeat(18),
+            180,
+            200,
+            "18 x +10: 0.95",
+        ),
     ]);
 }
 

@@ -1,10 +1,349 @@
-//! `detect daemon`: scheduled ingests and scans.
+//! `detect daemon --config FILE [--once]`: scheduled ingests and scans.
+//!
+//! The configuration (TOML, see `detect.example.toml` and [`config`]) names
+//! the store, the sources of moves (a directory of move logs, the site's own
+//! database), cron schedules for ingests and for scans, the seasons to scan
+//! and where reports go.
+//!
+//! - An **ingest tick** ingests what is new from every source. A **scan
+//!   tick** does the same, then rescans the active seasons (only when their
+//!   moves changed), writes `report_dir/season-N.{json,txt}`, logs one
+//!   summary line per season and the pairs and cliques newly flagged since
+//!   the season's previous scan. The daemon runs a scan tick when it starts,
+//!   then follows the schedules; `--once` runs one scan tick and exits.
+//! - **Ticks never overlap**: one lock guards them, and a tick that fires
+//!   while another runs is skipped with a log line.
+//! - **Crashes lose nothing**: a file, or a page of a site database's rows,
+//!   is stored in one store transaction together with its mark (the file's
+//!   size and time; the last key pulled), and a scan is one transaction. So
+//!   whatever instant the daemon dies at, the next tick redoes exactly what
+//!   was not committed.
+//! - **SIGINT/SIGTERM** stop the daemon cleanly: no new tick starts, the
+//!   running tick stops at its next step boundary (each step a transaction),
+//!   the store is closed and the process exits 0. A second signal exits at
+//!   once (non-zero); the open transaction is rolled back by the database.
+//! - The **store** is the configuration's `database` when it names one
+//!   (it wins over `--db` and `DETECT_DATABASE_URL`, so that one file
+//!   describes the whole deployment); otherwise `--db`, the environment or
+//!   the default `sqlite://detect.db` apply, as for every command.
+//!
+//! For tests only, `DETECT_DAEMON_TEST_PAUSE_MS=N` makes every tick sleep N
+//! milliseconds inside each ingest transaction (after its moves and mark are
+//! written, before the commit) and between its steps (after ingesting,
+//! before writing each report), so that tests can kill the daemon mid-tick
+//! or make ticks outlast their schedule.
+
+pub mod config;
+pub mod reports;
+pub mod sources;
+pub mod tick;
 
 use crate::cli::DaemonArgs;
+use anyhow::{anyhow, Context as _, Result};
+use config::Config;
+use schema::store::{normalize_url, redact_url, Store, DEFAULT_DATABASE_URL};
+use sources::Live;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tick::{Kind, Memory};
+use tokio_cron_scheduler::{Job, JobScheduler};
 
-pub async fn run(_db: &str, args: DaemonArgs) -> anyhow::Result<()> {
-    anyhow::bail!(
-        "the daemon cannot run yet: {} was not read",
-        args.config.display()
+/// The environment variable of the test pause (see the module docs).
+pub const TEST_PAUSE_ENV: &str = "DETECT_DAEMON_TEST_PAUSE_MS";
+
+/// Whether the daemon is stopping, and the test pause.
+#[derive(Debug, Clone, Default)]
+pub struct Control {
+    stopping: Arc<AtomicBool>,
+    test_pause: Option<Duration>,
+}
+
+impl Control {
+    fn from_env() -> Result<Control> {
+        let test_pause = match std::env::var(TEST_PAUSE_ENV) {
+            Ok(v) => Some(Duration::from_millis(v.trim().parse().map_err(|_| {
+                anyhow!("{TEST_PAUSE_ENV} must be a number of milliseconds, not {v:?}")
+            })?)),
+            Err(_) => None,
+        };
+        Ok(Control {
+            stopping: Arc::new(AtomicBool::new(false)),
+            test_pause,
+        })
+    }
+
+    /// Whether a signal asked the daemon to stop: a tick checks it between
+    /// its steps.
+    pub fn stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
+    }
+
+    fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+    }
+
+    /// The test pause inside an ingest transaction, before its commit.
+    pub async fn pause_in_transaction(&self) {
+        if let Some(d) = self.test_pause {
+            tracing::debug!("test pause inside an ingest transaction");
+            tokio::time::sleep(d).await;
+        }
+    }
+
+    /// The test pause between two steps of a tick.
+    pub async fn pause_between_steps(&self) {
+        if let Some(d) = self.test_pause {
+            tracing::debug!("test pause between steps");
+            tokio::time::sleep(d).await;
+        }
+    }
+}
+
+/// The running daemon: what every tick shares, and the lock that keeps
+/// ticks from overlapping.
+struct Daemon {
+    ctx: tick::Context,
+    memory: tokio::sync::Mutex<Memory>,
+    ticks: AtomicU64,
+}
+
+impl Daemon {
+    /// Runs a tick unless one is running (then logs the skip) or the daemon
+    /// is stopping. `None` when it did not run.
+    async fn tick(&self, kind: Kind) -> Option<tick::Outcome> {
+        if self.ctx.control.stopping() {
+            return None;
+        }
+        let Ok(mut memory) = self.memory.try_lock() else {
+            tracing::info!(
+                kind = kind.as_str(),
+                "tick skipped: the previous tick is still running"
+            );
+            return None;
+        };
+        if self.ctx.control.stopping() {
+            return None;
+        }
+        let n = self.ticks.fetch_add(1, Ordering::SeqCst) + 1;
+        let started = Instant::now();
+        tracing::info!(tick = n, kind = kind.as_str(), "tick started");
+        let outcome = tick::run(&self.ctx, &mut memory, kind).await;
+        tracing::info!(
+            tick = n,
+            kind = kind.as_str(),
+            new_moves = outcome.new_moves,
+            problems = outcome.problems.len(),
+            stopping = self.ctx.control.stopping(),
+            elapsed_ms = started.elapsed().as_millis() as u64,
+            "tick finished"
+        );
+        Some(outcome)
+    }
+
+    /// Waits for a running tick to end, then closes the store and sources.
+    async fn close(&self) {
+        let memory = self.memory.lock().await;
+        for s in &memory.sources {
+            s.close().await;
+        }
+        self.ctx.store.close().await;
+    }
+}
+
+/// SIGTERM and SIGINT.
+struct Signals {
+    #[cfg(unix)]
+    term: tokio::signal::unix::Signal,
+    #[cfg(unix)]
+    int: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn install() -> Result<Signals> {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            Ok(Signals {
+                term: signal(SignalKind::terminate()).context("cannot listen for SIGTERM")?,
+                int: signal(SignalKind::interrupt()).context("cannot listen for SIGINT")?,
+            })
+        }
+        #[cfg(not(unix))]
+        Ok(Signals {})
+    }
+
+    /// The name of the next signal.
+    async fn recv(&mut self) -> &'static str {
+        #[cfg(unix)]
+        {
+            tokio::select! {
+                _ = self.term.recv() => "SIGTERM",
+                _ = self.int.recv() => "SIGINT",
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            tokio::signal::ctrl_c().await.ok();
+            "Ctrl-C"
+        }
+    }
+}
+
+pub async fn run(cli_db: &str, args: DaemonArgs) -> Result<()> {
+    let config = Config::load(&args.config)?;
+    if !args.once {
+        config::require_schedule(&config)?;
+    }
+    let url = config::store_url(&config, cli_db);
+    if config.database.is_some()
+        && normalize_url(cli_db) != normalize_url(&url)
+        && cli_db != DEFAULT_DATABASE_URL
+    {
+        tracing::info!(
+            "the configuration names the store {}: --db / DETECT_DATABASE_URL ({}) is ignored",
+            redact_url(&url),
+            redact_url(cli_db)
+        );
+    }
+    let control = Control::from_env()?;
+    // The sources first: a wrong site database fails before the store is
+    // created.
+    let mut live = Vec::with_capacity(config.sources.len());
+    for source in &config.sources {
+        live.push(Live::open(source).await?);
+    }
+    probe_server(&url).await?;
+    let store = Store::open(&url).await?;
+    std::fs::create_dir_all(&config.report_dir).with_context(|| {
+        format!(
+            "cannot create the report directory {}",
+            config.report_dir.display()
+        )
+    })?;
+    let mut signals = Signals::install()?;
+    if let Some(d) = control.test_pause {
+        tracing::warn!(
+            "{TEST_PAUSE_ENV} is set: every tick pauses {} ms at each step (for tests only)",
+            d.as_millis()
+        );
+    }
+    tracing::info!(
+        store = %store.url(),
+        sources = config.sources.len(),
+        ingest = config.ingest_schedule.as_deref().unwrap_or("-"),
+        scan = config.scan_schedule.as_deref().unwrap_or("-"),
+        once = args.once,
+        "daemon started"
+    );
+    let daemon = Arc::new(Daemon {
+        ctx: tick::Context {
+            config,
+            store,
+            control,
+        },
+        memory: tokio::sync::Mutex::new(Memory::new(live)),
+        ticks: AtomicU64::new(0),
+    });
+    if args.once {
+        run_once(daemon, &mut signals).await
+    } else {
+        run_scheduled(daemon, &mut signals).await
+    }
+}
+
+/// One scan tick; a signal stops it at its next step.
+async fn run_once(daemon: Arc<Daemon>, signals: &mut Signals) -> Result<()> {
+    let d = daemon.clone();
+    let mut tick = tokio::spawn(async move { d.tick(Kind::Scan).await });
+    let outcome = tokio::select! {
+        done = &mut tick => done,
+        signal = signals.recv() => {
+            tracing::info!("{signal} received: stopping after the current step");
+            daemon.ctx.control.stop();
+            tokio::select! {
+                done = &mut tick => done,
+                signal = signals.recv() => return Err(second_signal(signal)),
+            }
+        }
+    }
+    .context("the tick panicked")?;
+    daemon.close().await;
+    let problems = outcome.map(|o| o.problems).unwrap_or_default();
+    match problems.as_slice() {
+        [] => Ok(()),
+        [one] => Err(anyhow!("the tick met a problem: {one}")),
+        [first, rest @ ..] => Err(anyhow!(
+            "the tick met {} problems (see the warnings above), the first: {first}",
+            rest.len() + 1
+        )),
+    }
+}
+
+/// A scan tick now, then ticks on schedule until a signal.
+async fn run_scheduled(daemon: Arc<Daemon>, signals: &mut Signals) -> Result<()> {
+    let scheduler = JobScheduler::new()
+        .await
+        .map_err(|e| anyhow!("cannot start the scheduler: {e}"))?;
+    let schedules = [
+        (Kind::Ingest, daemon.ctx.config.ingest_schedule.clone()),
+        (Kind::Scan, daemon.ctx.config.scan_schedule.clone()),
+    ];
+    for (kind, expr) in schedules {
+        let Some(expr) = expr else { continue };
+        let d = daemon.clone();
+        let job = Job::new_async(expr.as_str(), move |_, _| {
+            let d = d.clone();
+            Box::pin(async move {
+                d.tick(kind).await;
+            })
+        })
+        .map_err(|e| anyhow!("cannot schedule the {} ticks {expr:?}: {e}", kind.as_str()))?;
+        scheduler
+            .add(job)
+            .await
+            .map_err(|e| anyhow!("cannot schedule the {} ticks: {e}", kind.as_str()))?;
+    }
+    scheduler
+        .start()
+        .await
+        .map_err(|e| anyhow!("cannot start the scheduler: {e}"))?;
+    let d = daemon.clone();
+    tokio::spawn(async move { d.tick(Kind::Scan).await });
+
+    let signal = signals.recv().await;
+    tracing::info!("{signal} received: stopping after the current step of a running tick");
+    daemon.ctx.control.stop();
+    let mut scheduler = scheduler;
+    if let Err(e) = scheduler.shutdown().await {
+        tracing::warn!("the scheduler did not shut down cleanly: {e}");
+    }
+    tokio::select! {
+        _ = daemon.close() => {}
+        signal = signals.recv() => return Err(second_signal(signal)),
+    }
+    tracing::info!("daemon stopped");
+    Ok(())
+}
+
+/// One connection attempt to a database server, so that an unreachable
+/// store fails at once with its cause (the store's pool would retry for
+/// seconds and then report only that it timed out).
+async fn probe_server(url: &str) -> Result<()> {
+    use sqlx::Connection;
+    let url = normalize_url(url);
+    if url.starts_with("sqlite:") {
+        return Ok(());
+    }
+    sqlx::any::install_default_drivers();
+    let fail = |e: sqlx::Error| anyhow!("cannot open the database {}: {e}", redact_url(&url));
+    let conn = sqlx::AnyConnection::connect(&url).await.map_err(fail)?;
+    conn.close().await.ok();
+    Ok(())
+}
+
+fn second_signal(signal: &str) -> anyhow::Error {
+    anyhow!(
+        "a second {signal}: stopped without waiting for the running tick (its open transaction is rolled back)"
     )
 }

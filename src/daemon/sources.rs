@@ -1,0 +1,584 @@
+//! The daemon's sources: a directory of move logs and the site's own
+//! database. Every unit of work (one file, one page of rows) is stored in one
+//! store transaction together with the mark that says it is done, so a crash
+//! at any point neither skips nor double-counts moves: the work is either
+//! committed with its mark or not at all, and done again.
+
+use super::config::{Mark, Source};
+use super::Control;
+use crate::pipeline::Occurrences;
+use anyhow::{anyhow, bail, Context, Result};
+use ingest::{open_log, LogLine};
+use schema::store::{redact_url, NewMove, Store};
+use schema::Move;
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions, AnyRow, AnyTypeInfoKind};
+use sqlx::{AnyPool, Column, Connection, Executor, Row, Statement, ValueRef};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::{Duration, UNIX_EPOCH};
+
+/// Moves handed to the store per insert call.
+const INSERT_CHUNK: usize = 5000;
+
+/// A source ready to be read: a site database has its connection pool.
+pub enum Live {
+    Directory {
+        dir: PathBuf,
+        files: Option<regex::Regex>,
+        /// Files that failed, by path, with the state they failed in: they
+        /// are not read again (nor warned about again) until they change.
+        failed: HashMap<PathBuf, String>,
+    },
+    Database {
+        name: String,
+        pool: AnyPool,
+        query: String,
+        key: String,
+        start: Mark,
+    },
+}
+
+/// What one source did in one tick.
+#[derive(Debug, Default)]
+pub struct Pulled {
+    /// Moves stored for the first time.
+    pub new_moves: u64,
+    /// Problems, each one sentence (already logged as warnings).
+    pub problems: Vec<String>,
+}
+
+impl Live {
+    /// Opens a source: checks a directory is there, connects to a site
+    /// database once and prepares its query, so a wrong URL or query fails
+    /// at start.
+    pub async fn open(source: &Source) -> Result<Live> {
+        match source {
+            Source::Directory { dir, files } => Ok(Live::Directory {
+                dir: dir.clone(),
+                files: files.clone(),
+                failed: HashMap::new(),
+            }),
+            Source::Database {
+                name,
+                url,
+                query,
+                key,
+                start,
+            } => {
+                sqlx::any::install_default_drivers();
+                let shown = redact_url(url);
+                let options = AnyConnectOptions::from_str(url)
+                    .map_err(|e| anyhow!("cannot open the site database {shown}: {e}"))?;
+                let mut conn = sqlx::AnyConnection::connect_with(&options)
+                    .await
+                    .map_err(|e| anyhow!("cannot open the site database {shown}: {e}"))?;
+                let statement = (&mut conn).prepare(query.as_str()).await.map_err(|e| {
+                    anyhow!("the query of the site database {shown} does not work: {e}")
+                })?;
+                let columns: Vec<String> = statement
+                    .columns()
+                    .iter()
+                    .map(|c| c.name().to_owned())
+                    .collect();
+                // SQLite cannot tell the columns of some statements before
+                // running them; check what it tells.
+                if !columns.is_empty() {
+                    for want in ["username", "game", "timestamp", "ip", key.as_str()] {
+                        if !columns.iter().any(|c| c == want) {
+                            bail!(
+                                "the query of the site database {shown} returns no column `{want}` \
+                                 (it returns {}; it must return username, game, timestamp, ip and the key `{key}`)",
+                                columns.join(", ")
+                            );
+                        }
+                    }
+                }
+                conn.close().await.ok();
+                let pool = AnyPoolOptions::new()
+                    .max_connections(2)
+                    .acquire_timeout(Duration::from_secs(30))
+                    .connect_lazy_with(options);
+                Ok(Live::Database {
+                    name: name.clone(),
+                    pool,
+                    query: query.clone(),
+                    key: key.clone(),
+                    start: start.clone(),
+                })
+            }
+        }
+    }
+
+    /// Ingests what is new in this source.
+    pub async fn pull(&mut self, store: &Store, control: &Control) -> Pulled {
+        match self {
+            Live::Directory { dir, files, failed } => {
+                pull_directory(store, dir, files.as_ref(), failed, control).await
+            }
+            Live::Database {
+                name,
+                pool,
+                query,
+                key,
+                start,
+            } => {
+                let mut pulled = Pulled::default();
+                if let Err(e) =
+                    pull_database(store, name, pool, query, key, start, control, &mut pulled).await
+                {
+                    let m = format!("source {name}: {}", crate::error_sentence(&e));
+                    tracing::warn!("{m}; the rows past the mark are read again next tick");
+                    pulled.problems.push(m);
+                }
+                pulled
+            }
+        }
+    }
+
+    pub async fn close(&self) {
+        if let Live::Database { pool, .. } = self {
+            pool.close().await;
+        }
+    }
+}
+
+/// The mark of a file: its size and modification time.
+fn file_mark(path: &Path) -> std::io::Result<String> {
+    let meta = std::fs::metadata(path)?;
+    let mtime = meta
+        .modified()?
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    Ok(format!(
+        "size={} mtime={}.{:09}",
+        meta.len(),
+        mtime.as_secs(),
+        mtime.subsec_nanos()
+    ))
+}
+
+/// The log files of a directory, by name: regular files, not hidden,
+/// matching `files` when given.
+fn log_files(dir: &Path, files: Option<&regex::Regex>) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with('.') || files.is_some_and(|re| !re.is_match(name)) {
+            continue;
+        }
+        if entry.path().is_file() {
+            out.push(entry.path());
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+async fn pull_directory(
+    store: &Store,
+    dir: &Path,
+    files: Option<&regex::Regex>,
+    failed: &mut HashMap<PathBuf, String>,
+    control: &Control,
+) -> Pulled {
+    let mut pulled = Pulled::default();
+    let paths = match log_files(dir, files) {
+        Ok(p) => p,
+        Err(e) => {
+            let m = format!("cannot list the directory {}: {e}", dir.display());
+            tracing::warn!("{m}");
+            pulled.problems.push(m);
+            return pulled;
+        }
+    };
+    for path in paths {
+        if control.stopping() {
+            break;
+        }
+        let mark = match file_mark(&path) {
+            Ok(m) => m,
+            Err(e) => {
+                // Removed since it was listed, most likely.
+                tracing::debug!(file = %path.display(), "cannot read the file's size and time: {e}");
+                continue;
+            }
+        };
+        if failed.get(&path) == Some(&mark) {
+            tracing::debug!(file = %path.display(), "unchanged since it failed: not read again");
+            continue;
+        }
+        let source = format!("file:{}", path.display());
+        match store.source_mark(&source).await {
+            Ok(Some(m)) if m == mark => continue,
+            Ok(_) => {}
+            Err(e) => {
+                let m = format!("cannot read the mark of {}: {e}", path.display());
+                tracing::warn!("{m}");
+                pulled.problems.push(m);
+                return pulled;
+            }
+        }
+        match ingest_file(store, &path, &source, &mark, control).await {
+            Ok(f) => {
+                failed.remove(&path);
+                pulled.new_moves += f.stored;
+                tracing::info!(
+                    "{}: {} moves read, {} new, {} skipped (no username or ip)",
+                    path.display(),
+                    f.moves,
+                    f.stored,
+                    f.skipped
+                );
+            }
+            Err(e) => {
+                let m = format!(
+                    "{} (nothing of the file was stored; it is read again when it changes)",
+                    crate::error_sentence(&e)
+                );
+                tracing::warn!("{m}");
+                pulled.problems.push(m);
+                failed.insert(path, mark);
+            }
+        }
+    }
+    pulled
+}
+
+#[derive(Debug, Default)]
+struct FileIngest {
+    moves: u64,
+    stored: u64,
+    skipped: u64,
+}
+
+/// Ingests one file whole, and sets its mark, in one store transaction. A
+/// bad line rejects the file (nothing stored, mark unchanged). Moves already
+/// stored (the file read before it grew) are ignored.
+async fn ingest_file(
+    store: &Store,
+    path: &Path,
+    source: &str,
+    mark: &str,
+    control: &Control,
+) -> Result<FileIngest> {
+    let name = path.to_str().context("the file name is not UTF-8")?;
+    let reader = open_log(name)?;
+    let mut out = FileIngest::default();
+    let mut batch = store.begin_ingest().await?;
+    let mut occurrences = Occurrences::new();
+    let mut chunk = Vec::with_capacity(INSERT_CHUNK);
+    for line in reader {
+        match line {
+            Ok((_, LogLine::Move(m))) => {
+                out.moves += 1;
+                chunk.push(occurrences.number(m));
+                if chunk.len() == INSERT_CHUNK {
+                    out.stored += batch.insert(&chunk).await?;
+                    chunk.clear();
+                }
+            }
+            Ok((_, LogLine::Skipped)) => out.skipped += 1,
+            Err(e) => {
+                batch.rollback().await?;
+                return Err(e.into());
+            }
+        }
+    }
+    out.stored += batch.insert(&chunk).await?;
+    batch.set_source_mark(source, mark).await?;
+    control.pause_in_transaction().await;
+    batch.commit().await?;
+    Ok(out)
+}
+
+/// Pulls pages of rows past the mark until the query returns none; each
+/// page is stored with its new mark in one transaction.
+#[allow(clippy::too_many_arguments)]
+async fn pull_database(
+    store: &Store,
+    name: &str,
+    pool: &AnyPool,
+    query: &str,
+    key: &str,
+    start: &Mark,
+    control: &Control,
+    pulled: &mut Pulled,
+) -> Result<()> {
+    let mut mark = match store.source_mark(name).await? {
+        Some(s) => {
+            Mark::decode(&s).ok_or_else(|| anyhow!("the stored mark {s:?} is unreadable"))?
+        }
+        None => start.clone(),
+    };
+    // Identical rows (same user, game, second and IP) are distinct moves,
+    // numbered 0, 1, ... like identical lines of a file; the numbers of the
+    // newest second are kept with the mark, so that a pair split by a page
+    // or a tick keeps both.
+    let tail_name = format!("{name}/tail");
+    let mut numbering = match store.source_mark(&tail_name).await? {
+        Some(s) => Numbering::from_tail(&s)
+            .ok_or_else(|| anyhow!("the stored mark {tail_name} is unreadable"))?,
+        None => Numbering::default(),
+    };
+    let (mut rows_read, mut skipped, mut bad, mut pages) = (0u64, 0u64, 0u64, 0u64);
+    let mut stored = 0u64;
+    while !control.stopping() {
+        let q = sqlx::query(query);
+        let q = match &mark {
+            Mark::Int(n) => q.bind(*n),
+            Mark::Text(s) => q.bind(s.clone()),
+        };
+        let rows = q
+            .fetch_all(pool)
+            .await
+            .with_context(|| format!("the query failed past the mark {mark}"))?;
+        if rows.is_empty() {
+            break;
+        }
+        pages += 1;
+        let mut moves: Vec<NewMove> = Vec::with_capacity(rows.len());
+        let mut last = mark.clone();
+        for row in &rows {
+            let k = read_key(row, key)?;
+            if let (Mark::Int(prev), Mark::Int(next)) = (&last, &k) {
+                if next <= prev {
+                    bail!(
+                        "the key `{key}` went from {prev} to {next}: the query must return only rows past $1, \
+                         ordered by the key"
+                    );
+                }
+            }
+            last = k;
+            rows_read += 1;
+            match read_move(row)? {
+                Ok(Some(m)) => moves.push(numbering.number(m)),
+                Ok(None) => skipped += 1,
+                Err(e) => {
+                    bad += 1;
+                    tracing::warn!("source {name}: the row with {key} = {last} is skipped: {e}");
+                }
+            }
+        }
+        if last == mark {
+            bail!("the query returned rows but none past the mark {mark}: it must read only rows past $1");
+        }
+        let mut batch = store.begin_ingest().await?;
+        for chunk in moves.chunks(INSERT_CHUNK) {
+            stored += batch.insert(chunk).await?;
+        }
+        batch.set_source_mark(name, &last.encode()).await?;
+        batch.set_source_mark(&tail_name, &numbering.tail()).await?;
+        control.pause_in_transaction().await;
+        batch.commit().await?;
+        pulled.new_moves = stored;
+        mark = last;
+    }
+    if rows_read > 0 {
+        tracing::info!(
+            "source {name}: {rows_read} rows in {pages} pages, {stored} new moves, {skipped} skipped \
+             (no username or ip), {bad} unreadable; mark now {mark}"
+        );
+    }
+    Ok(())
+}
+
+/// The occurrence numbers of a site database's moves: identical moves in
+/// the newest second seen so far, carried from one pull to the next in the
+/// store (with the mark, in the same transaction), and older ones within
+/// one pull. So identical rows keep distinct numbers wherever pages and
+/// ticks split them, as long as rows come in time order; a row older than
+/// the newest second of an earlier pull is numbered within its own pull.
+#[derive(Debug, Default)]
+struct Numbering {
+    newest: Option<i64>,
+    at_newest: HashMap<(String, String, String), u32>,
+    older: HashMap<(String, String, i64, String), u32>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Tail {
+    second: Option<i64>,
+    /// (username, game, ip, moves numbered so far)
+    seen: Vec<(String, String, String, u32)>,
+}
+
+impl Numbering {
+    fn from_tail(s: &str) -> Option<Numbering> {
+        let tail: Tail = serde_json::from_str(s).ok()?;
+        Some(Numbering {
+            newest: tail.second,
+            at_newest: tail
+                .seen
+                .into_iter()
+                .map(|(u, g, ip, n)| ((u, g, ip), n))
+                .collect(),
+            older: HashMap::new(),
+        })
+    }
+
+    fn tail(&self) -> String {
+        let mut seen: Vec<_> = self
+            .at_newest
+            .iter()
+            .map(|((u, g, ip), &n)| (u.clone(), g.clone(), ip.clone(), n))
+            .collect();
+        seen.sort();
+        serde_json::to_string(&Tail {
+            second: self.newest,
+            seen,
+        })
+        .expect("a tail serializes")
+    }
+
+    fn number(&mut self, m: Move) -> NewMove {
+        let counter = match self.newest {
+            Some(t) if m.timestamp < t => self
+                .older
+                .entry((
+                    m.username.clone(),
+                    m.game.clone(),
+                    m.timestamp,
+                    m.ip.clone(),
+                ))
+                .or_insert(0),
+            Some(t) if m.timestamp == t => self
+                .at_newest
+                .entry((m.username.clone(), m.game.clone(), m.ip.clone()))
+                .or_insert(0),
+            _ => {
+                self.newest = Some(m.timestamp);
+                self.at_newest.clear();
+                self.at_newest
+                    .entry((m.username.clone(), m.game.clone(), m.ip.clone()))
+                    .or_insert(0)
+            }
+        };
+        let occurrence = *counter;
+        *counter += 1;
+        NewMove { mv: m, occurrence }
+    }
+}
+
+fn kind(row: &AnyRow, column: &str) -> Result<AnyTypeInfoKind> {
+    let raw = row
+        .try_get_raw(column)
+        .map_err(|_| anyhow!("the query returns no column `{column}`"))?;
+    if raw.is_null() {
+        return Ok(AnyTypeInfoKind::Null);
+    }
+    Ok(raw.type_info().kind())
+}
+
+fn read_key(row: &AnyRow, key: &str) -> Result<Mark> {
+    Ok(match kind(row, key)? {
+        AnyTypeInfoKind::SmallInt | AnyTypeInfoKind::Integer | AnyTypeInfoKind::BigInt => {
+            Mark::Int(row.try_get::<i64, _>(key)?)
+        }
+        AnyTypeInfoKind::Text => Mark::Text(row.try_get::<String, _>(key)?),
+        AnyTypeInfoKind::Null => bail!("the key `{key}` of a row is NULL"),
+        other => bail!(
+            "the key `{key}` is of type {}: it must be an integer or text",
+            type_name(other)
+        ),
+    })
+}
+
+fn type_name(k: AnyTypeInfoKind) -> &'static str {
+    match k {
+        AnyTypeInfoKind::Null => "NULL",
+        AnyTypeInfoKind::Bool => "BOOLEAN",
+        AnyTypeInfoKind::SmallInt => "SMALLINT",
+        AnyTypeInfoKind::Integer => "INTEGER",
+        AnyTypeInfoKind::BigInt => "BIGINT",
+        AnyTypeInfoKind::Real => "REAL",
+        AnyTypeInfoKind::Double => "DOUBLE",
+        AnyTypeInfoKind::Text => "TEXT",
+        AnyTypeInfoKind::Blob => "BLOB",
+    }
+}
+
+fn text(row: &AnyRow, column: &str) -> Result<Option<String>> {
+    Ok(match kind(row, column)? {
+        AnyTypeInfoKind::Null => None,
+        AnyTypeInfoKind::Text => Some(row.try_get::<String, _>(column)?),
+        AnyTypeInfoKind::SmallInt | AnyTypeInfoKind::Integer | AnyTypeInfoKind::BigInt => {
+            Some(row.try_get::<i64, _>(column)?.to_string())
+        }
+        other => bail!(
+            "the column `{column}` is of type {}, not text",
+            type_name(other)
+        ),
+    })
+}
+
+/// A row as a move: `None` without username or IP (skipped, like a log
+/// record without them). The outer error is the query's fault (a missing
+/// column, a column of the wrong type) and stops the pull; the inner one is
+/// one row's (a time that cannot be read), and skips the row.
+fn read_move(row: &AnyRow) -> Result<Result<Option<Move>, String>> {
+    let timestamp = match kind(row, "timestamp")? {
+        AnyTypeInfoKind::SmallInt | AnyTypeInfoKind::Integer | AnyTypeInfoKind::BigInt => {
+            row.try_get::<i64, _>("timestamp")?
+        }
+        AnyTypeInfoKind::Real | AnyTypeInfoKind::Double => {
+            row.try_get::<f64, _>("timestamp")?.floor() as i64
+        }
+        AnyTypeInfoKind::Text => {
+            match ingest::time::parse_time(&row.try_get::<String, _>("timestamp")?) {
+                Ok(t) => t,
+                Err(e) => return Ok(Err(e)),
+            }
+        }
+        AnyTypeInfoKind::Null => return Ok(Err("its timestamp is NULL".into())),
+        other => bail!(
+            "the column `timestamp` is of type {}: return epoch seconds or text",
+            type_name(other)
+        ),
+    };
+    let username = text(row, "username")?.filter(|s| !s.is_empty());
+    let ip = text(row, "ip")?.filter(|s| !s.is_empty());
+    let game = text(row, "game")?.unwrap_or_default();
+    Ok(Ok(match (username, ip) {
+        (Some(username), Some(ip)) => Some(Move {
+            username,
+            game,
+            timestamp,
+            ip,
+        }),
+        _ => None,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mv(u: &str, t: i64) -> Move {
+        Move {
+            username: u.into(),
+            game: "g".into(),
+            timestamp: t,
+            ip: "1".into(),
+        }
+    }
+
+    #[test]
+    fn numbering_continues_across_pulls_through_the_tail() {
+        let mut a = Numbering::default();
+        let first: Vec<u32> = [mv("x", 1), mv("x", 2), mv("y", 2), mv("x", 2)]
+            .into_iter()
+            .map(|m| a.number(m).occurrence)
+            .collect();
+        assert_eq!(first, [0, 0, 0, 1]);
+        let mut b = Numbering::from_tail(&a.tail()).unwrap();
+        let second: Vec<u32> = [mv("x", 2), mv("y", 2), mv("x", 1), mv("x", 3), mv("x", 3)]
+            .into_iter()
+            .map(|m| b.number(m).occurrence)
+            .collect();
+        assert_eq!(second, [2, 1, 0, 0, 1]);
+        assert!(Numbering::from_tail("junk").is_none());
+    }
+}

@@ -1,0 +1,334 @@
+//! One tick: ingest what is new from every source; on a scan tick, also
+//! rescan the active seasons, write their reports and log what changed.
+
+use super::config::{Config, Seasons};
+use super::reports::write_season_report;
+use super::sources::Live;
+use super::Control;
+use crate::pipeline::{self, bucket_seconds, rethreshold};
+use anyhow::Result;
+use schema::season::seasons_in_game_names;
+use schema::store::{Store, StoredScan};
+use schema::{ScanParams, ScanResult, Season, Segments, SECONDS_PER_DAY};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// What a tick does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Ingest what is new.
+    Ingest,
+    /// Ingest what is new, then rescan the active seasons and write their
+    /// reports.
+    Scan,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Ingest => "ingest",
+            Kind::Scan => "scan",
+        }
+    }
+}
+
+/// What the daemon remembers from one tick to the next.
+pub struct Memory {
+    pub sources: Vec<Live>,
+    /// The flags of each season's last scan, to log what is new.
+    flags: HashMap<u32, Flags>,
+    /// The seasons found active, and the moves generation they were found at.
+    active: Option<(i64, Vec<u32>)>,
+}
+
+impl Memory {
+    pub fn new(sources: Vec<Live>) -> Memory {
+        Memory {
+            sources,
+            flags: HashMap::new(),
+            active: None,
+        }
+    }
+}
+
+/// The flagged directed pairs and cliques of a scan.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Flags {
+    pairs: BTreeMap<(String, String), f64>,
+    cliques: BTreeSet<Vec<String>>,
+}
+
+impl Flags {
+    pub fn of(result: &ScanResult) -> Flags {
+        Flags {
+            pairs: result
+                .flagged()
+                .map(|p| ((p.user_a.clone(), p.user_b.clone()), p.similarity))
+                .collect(),
+            cliques: result.cliques.iter().map(|c| c.members.clone()).collect(),
+        }
+    }
+
+    /// Log lines for what `self` has that `before` had not, and what it lost.
+    pub fn changes_since(&self, before: &Flags) -> Vec<String> {
+        let mut lines = Vec::new();
+        for ((a, b), s) in &self.pairs {
+            if !before.pairs.contains_key(&(a.clone(), b.clone())) {
+                lines.push(format!("newly flagged: {a} -> {b} {s:.4}"));
+            }
+        }
+        for c in &self.cliques {
+            if !before.cliques.contains(c) {
+                lines.push(format!("new clique: {}", c.join(", ")));
+            }
+        }
+        for ((a, b), s) in &before.pairs {
+            if !self.pairs.contains_key(&(a.clone(), b.clone())) {
+                lines.push(format!("no longer flagged: {a} -> {b} (was {s:.4})"));
+            }
+        }
+        lines
+    }
+}
+
+/// How a tick went.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub new_moves: u64,
+    /// Each one sentence, already logged as a warning.
+    pub problems: Vec<String>,
+}
+
+/// The fixed parts of every tick.
+pub struct Context {
+    pub config: Config,
+    pub store: Store,
+    pub control: Control,
+}
+
+impl Context {
+    fn params(&self) -> ScanParams {
+        ScanParams {
+            threshold: self.config.threshold,
+            bucket_seconds: bucket_seconds(self.config.bucket_minutes),
+            ..ScanParams::default()
+        }
+    }
+}
+
+/// Runs one tick.
+pub async fn run(ctx: &Context, memory: &mut Memory, kind: Kind) -> Outcome {
+    let mut out = Outcome::default();
+    for source in &mut memory.sources {
+        if ctx.control.stopping() {
+            return out;
+        }
+        let pulled = source.pull(&ctx.store, &ctx.control).await;
+        out.new_moves += pulled.new_moves;
+        out.problems.extend(pulled.problems);
+    }
+    ctx.control.pause_between_steps().await;
+    if kind == Kind::Scan && !ctx.control.stopping() {
+        if let Err(e) = scan_seasons(ctx, memory, &mut out).await {
+            let m = crate::error_sentence(&e);
+            tracing::warn!("the scan failed: {m}");
+            out.problems.push(m);
+        }
+    }
+    out
+}
+
+async fn scan_seasons(ctx: &Context, memory: &mut Memory, out: &mut Outcome) -> Result<()> {
+    let params = ctx.params();
+    let generation = ctx.store.moves_generation().await?;
+    let mut segments: Option<Segments> = None;
+    let numbers = match &ctx.config.seasons {
+        Seasons::List(ns) => ns.clone(),
+        Seasons::Current => match &memory.active {
+            Some((g, ns)) if *g == generation => ns.clone(),
+            _ => {
+                let segs = pipeline::segments(&ctx.store, params.bucket_seconds, None).await?;
+                let ns = active_seasons(&ctx.store, &segs, ctx.config.current_days).await?;
+                memory.active = Some((generation, ns.clone()));
+                segments = Some(segs);
+                if ns.is_empty() {
+                    tracing::info!(
+                        "no season has moves in the {} days up to the newest stored move: nothing to scan",
+                        ctx.config.current_days
+                    );
+                }
+                ns
+            }
+        },
+    };
+    for n in numbers {
+        if ctx.control.stopping() {
+            break;
+        }
+        if let Err(e) = scan_season(ctx, memory, n, generation, &params, &mut segments).await {
+            let m = format!("season {n}: {}", crate::error_sentence(&e));
+            tracing::warn!("{m}");
+            out.problems.push(m);
+        }
+    }
+    Ok(())
+}
+
+/// Rescans one season if its moves or definition changed, writes its
+/// report, and logs its summary and what is newly flagged.
+async fn scan_season(
+    ctx: &Context,
+    memory: &mut Memory,
+    number: u32,
+    generation: i64,
+    params: &ScanParams,
+    segments: &mut Option<Segments>,
+) -> Result<()> {
+    let store = &ctx.store;
+    let season = pipeline::resolve_season(store, number).await?;
+    let latest = store.latest_scan(number).await?;
+    let before = match memory.flags.remove(&number) {
+        Some(f) => Some(f),
+        None => latest.as_ref().map(|l| {
+            let mut r = l.result.clone();
+            rethreshold(&mut r, params.threshold);
+            Flags::of(&r)
+        }),
+    };
+    let reusable = latest.filter(|l| {
+        l.generation == generation
+            && l.season.from == season.from
+            && l.season.to == season.to
+            && l.season.games == season.games
+            && l.result.params.bucket_seconds == params.bucket_seconds
+            && l.result.params.mode == params.mode
+    });
+    let (scan, fresh) = match reusable {
+        Some(mut l) => {
+            l.season = season.clone();
+            rethreshold(&mut l.result, params.threshold);
+            (l, false)
+        }
+        None => {
+            if segments.is_none() {
+                *segments = Some(pipeline::segments(store, params.bucket_seconds, None).await?);
+            }
+            let segs = segments.as_ref().expect("just set");
+            // Scoring is CPU-bound (rayon): keep the runtime's other tasks,
+            // signals among them, running meanwhile.
+            let result = tokio::task::block_in_place(|| scoring::scan(segs, &season, params))?;
+            let created_at = chrono::Utc::now().timestamp();
+            let id = store
+                .save_scan(&season, &result, generation, created_at)
+                .await?;
+            (
+                StoredScan {
+                    id,
+                    season: season.clone(),
+                    generation,
+                    created_at,
+                    result,
+                },
+                true,
+            )
+        }
+    };
+    ctx.control.pause_between_steps().await;
+    let files = write_season_report(&ctx.config.report_dir, &season, &scan)?;
+    let s = crate::report::summary(&scan.result);
+    tracing::info!(
+        "season {number}: {} participants, {} candidate pairs, {} flagged pairs, {} cliques; scan #{} ({}); report {}",
+        s.participants,
+        s.candidate_pairs,
+        s.flagged_pairs,
+        s.cliques,
+        scan.id,
+        if fresh { "new" } else { "unchanged" },
+        files[0].display()
+    );
+    let now = Flags::of(&scan.result);
+    for line in now.changes_since(&before.unwrap_or_default()) {
+        tracing::info!("season {number}: {line}");
+    }
+    memory.flags.insert(number, now);
+    Ok(())
+}
+
+/// The seasons (defined, or inferred from game names) with a move in one of
+/// their games during the `days` days up to the newest stored move. The
+/// newest move, not the clock, so that a replayed old log has a current
+/// season too.
+pub async fn active_seasons(store: &Store, segments: &Segments, days: u32) -> Result<Vec<u32>> {
+    let Some(newest) = segments.game_days.iter().map(|d| d.day).max() else {
+        return Ok(Vec::new());
+    };
+    let first = newest - days as i64 + 1;
+    let recent: Vec<(&str, i64)> = segments
+        .game_days
+        .iter()
+        .filter(|d| d.day >= first)
+        .map(|d| (segments.games.name(d.game), d.day))
+        .collect();
+    let mut candidates: BTreeMap<u32, Season> = store
+        .seasons()
+        .await?
+        .into_iter()
+        .map(|s| (s.number, s))
+        .collect();
+    for n in seasons_in_game_names(segments.games.as_slice().iter().map(String::as_str)) {
+        candidates.entry(n).or_insert_with(|| Season::inferred(n));
+    }
+    let mut active = Vec::new();
+    for (n, season) in candidates {
+        let re = season.games_regex()?;
+        let hit = recent.iter().any(|&(game, day)| {
+            let (lo, hi) = (day * SECONDS_PER_DAY, (day + 1) * SECONDS_PER_DAY);
+            re.is_match(game)
+                && season.from.is_none_or(|f| f < hi)
+                && season.to.is_none_or(|t| t > lo)
+        });
+        if hit {
+            active.push(n);
+        }
+    }
+    Ok(active)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(pairs: &[(&str, &str, f64)], cliques: &[&[&str]]) -> Flags {
+        Flags {
+            pairs: pairs
+                .iter()
+                .map(|&(a, b, s)| ((a.to_owned(), b.to_owned()), s))
+                .collect(),
+            cliques: cliques
+                .iter()
+                .map(|c| c.iter().map(|m| m.to_string()).collect())
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn changes_name_new_and_lost_flags() {
+        let before = flags(
+            &[("a", "b", 0.95), ("c", "d", 0.91)],
+            &[&["a", "b"], &["c", "d"]],
+        );
+        let now = flags(
+            &[("a", "b", 0.96), ("b", "a", 0.93), ("a", "e", 0.9)],
+            &[&["a", "b", "e"]],
+        );
+        assert_eq!(
+            now.changes_since(&before),
+            vec![
+                "newly flagged: a -> e 0.9000",
+                "newly flagged: b -> a 0.9300",
+                "new clique: a, b, e",
+                "no longer flagged: c -> d (was 0.9100)",
+            ]
+        );
+        assert!(now.changes_since(&now).is_empty());
+    }
+}
