@@ -323,7 +323,7 @@ pub fn segments_from_files(
         let mut i = 0u64;
         while let Some(line) = reader.next_ref() {
             i += 1;
-            if i % 65_536 == 0 {
+            if i.is_multiple_of(65_536) {
                 bar.set_position(i);
             }
             if let (_, Some(m)) = line? {

@@ -152,7 +152,11 @@ struct Game {
 struct Sim {
     w: World,
     rng: ChaCha8Rng,
+    /// Moves and game openings to come.
     heap: BinaryHeap<Entry>,
+    /// Logins to come, latest first (drawn a day ahead, sorted once a day:
+    /// far cheaper than keeping them in the heap).
+    logins: Vec<Entry>,
     seq: u64,
     games: Vec<Game>,
     free: Vec<u32>,
@@ -179,6 +183,7 @@ impl Sim {
             w,
             rng,
             heap: BinaryHeap::new(),
+            logins: Vec::new(),
             seq: 0,
             games: Vec::new(),
             free: Vec::new(),
@@ -227,8 +232,26 @@ impl Sim {
                 }
             }
             let day_end = day_start + DAY;
-            while self.heap.peek().is_some_and(|e| e.t < day_end) {
-                let Entry { t, ev, .. } = self.heap.pop().expect("peeked");
+            loop {
+                // The earlier of the next move and the next login.
+                let from_heap = match (self.heap.peek(), self.logins.last()) {
+                    (Some(h), Some(l)) => h > l,
+                    (h, _) => h.is_some(),
+                };
+                let next = if from_heap {
+                    self.heap.peek()
+                } else {
+                    self.logins.last()
+                };
+                if next.is_none_or(|e| e.t >= day_end) {
+                    break;
+                }
+                let Entry { t, ev, .. } = if from_heap {
+                    self.heap.pop()
+                } else {
+                    self.logins.pop()
+                }
+                .expect("peeked");
                 self.now = t;
                 match ev {
                     Ev::Activate { account, until, ip } => self.activate(account, t, until, ip),
@@ -267,26 +290,30 @@ impl Sim {
             household_day(&self.w, h, day, &mut self.rng, &mut sessions);
         }
         for s in &sessions {
-            self.logins(s);
+            self.logins_of(s);
         }
         self.sessions = sessions;
+        // Latest first: `Entry` orders earlier as greater.
+        self.logins.sort_unstable();
     }
 
     fn login(&mut self, account: u32, start: i64, end: i64, ip: u32) {
         let start = start.max(self.now);
         if end > start {
-            self.push(
-                start,
-                Ev::Activate {
+            self.seq += 1;
+            self.logins.push(Entry {
+                t: start,
+                seq: self.seq,
+                ev: Ev::Activate {
                     account,
                     until: end,
                     ip,
                 },
-            );
+            });
         }
     }
 
-    fn logins(&mut self, s: &Session) {
+    fn logins_of(&mut self, s: &Session) {
         let p = &self.w.persons[s.person as usize];
         let main = p.first_account;
         let puppets = main + 1..main + p.n_accounts;

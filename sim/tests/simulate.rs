@@ -305,18 +305,20 @@ impl Write for Counter {
 }
 
 #[test]
-fn streams_a_million_moves() {
-    // About a million moves into a counting sink: nothing is kept.
-    let cfg = WorldConfig::for_moves(2, 1_000_000, 14);
+fn streams_half_a_million_moves() {
+    // About half a million moves into a counting sink: nothing is kept.
+    // (Ten million: `cargo run --release -p detect-sim --example simulate --
+    // 20000 42`, some 8 s.)
+    let cfg = WorldConfig::for_moves(2, 500_000, 14);
     let mut sink = Counter { bytes: 0, lines: 0 };
     let t = Instant::now();
     let truth = simulate(&cfg, &mut sink).unwrap();
     let secs = t.elapsed().as_secs_f64();
-    assert!(sink.lines > 750_000, "{} moves", sink.lines);
+    assert!(sink.lines > 375_000, "{} moves", sink.lines);
     assert!(sink.bytes > sink.lines * 80);
     assert_eq!(truth.groups.len(), cfg.cliques);
     // Generous, for unoptimised builds on a busy machine.
-    assert!(secs < 60.0, "{secs:.1} s");
+    assert!(secs < 30.0, "{secs:.1} s");
 }
 
 #[test]
