@@ -1,25 +1,47 @@
 //! # detect-sim
 //!
 //! A synthetic game site with ground truth, and the evaluation of `detect`'s
-//! results against that truth.
+//! results against that truth (`detect simulate`, `detect eval`, `detect
+//! demo`).
 //!
-//! - [`simulate`] writes a season's move log (JSON lines in the reference
-//!   format, time-sorted) for a [`WorldConfig`] and returns its [`Truth`]:
-//!   which accounts one person plays ([`Truth::groups`]) and which honest
-//!   people share IPs ([`Truth::lookalikes`]). The world is built to make
-//!   detection hard the ways real sites do: time zones and daily rhythms,
-//!   many asynchronous games at once, dynamic home IPs, offices,
-//!   universities, carrier NAT shared by strangers' phones, households and
-//!   families at one computer, and multi-account owners with different
-//!   habits ([`Style`]).
-//! - [`evaluate`] compares the scored pairs of a scan with the truth:
-//!   precision and recall (directed and undirected), false positives by
-//!   cause, recovered cliques, ROC AUC, average precision and a threshold
-//!   sweep.
+//! ## Simulation
 //!
-//! What it is not: it does no scoring (that is `detect-scoring`), reads no
-//! logs and opens no database. Deterministic: the same config gives the
-//! same bytes on every platform.
+//! [`simulate`] writes the move log of a [`WorldConfig`] (JSON lines in the
+//! reference format, sorted by time) and returns its [`Truth`]: which
+//! accounts one person plays ([`Truth::groups`]) and which honest people
+//! share IPs ([`Truth::lookalikes`]). [`simulate_each`] hands the moves to a
+//! callback instead, [`simulate_moves`] collects them (small worlds).
+//!
+//! The world makes detection hard the ways real sites do: people in time
+//! zones with sleep, work or lectures, several check-ins a day, weekends,
+//! holidays and absences; asynchronous 3-5 player games with turn order,
+//! many at once, the season's league (`4pLeague_S{season}_D{d}L{n}G{k}`) and
+//! casual games; dynamic home IPs, offices, universities, carrier NAT shared
+//! by strangers' phones, VPNs and hotels; couples and families at one home
+//! IP (some taking turns at one computer); and multi-account owners of 2-8
+//! accounts in four [`Style`]s (lockstep, main account on the phone,
+//! cautious, rarely played puppets), all of whose accounts play in the
+//! league.
+//!
+//! Volume: about `players x days x 12` moves ([`MOVES_PER_PLAYER_DAY`],
+//! [`WorldConfig::expected_moves`]): 300 x 28 about 100k, 1,200 x 28 about
+//! 400k, 20,000 x 42 about 10M ([`WorldConfig::for_moves`] picks the
+//! players). Streaming: memory grows with players, not moves (some 40 MB for
+//! 10M moves, written in about 8 s on one core). Deterministic: the same
+//! config gives the same bytes on every platform.
+//!
+//! ## Evaluation
+//!
+//! [`evaluate`] compares all scored directed pairs of a scan with the truth:
+//! precision, recall (over all true pairs, and over candidates) and F1,
+//! directed and undirected; false positives by cause; recovered cliques;
+//! ROC AUC and average precision; a threshold sweep. See [`eval`] for the
+//! exact definitions.
+//!
+//! ## What it is not
+//!
+//! It does no scoring (that is `detect-scoring`), reads no logs and opens no
+//! database; the CLI wires it to the rest.
 //!
 //! ```
 //! use detect_sim as sim;
