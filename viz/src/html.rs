@@ -8,7 +8,7 @@
 use crate::escape::html as esc;
 use crate::fmt::{decimal, percent};
 use schema::{Cell, Evidence, PairScore, ScanResult};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fmt::Write;
 
 /// What the report page shows.
@@ -43,29 +43,11 @@ img { max-width: 100%; border: 1px solid #ddd; }
 footer { margin-top: 2em; color: #555; font-size: 0.9em; }
 ";
 
-/// An unordered flagged pair: `a < b`, both directions' scores if present.
-struct PairRow<'a> {
-    a: &'a str,
-    b: &'a str,
-    ab: Option<&'a PairScore>,
-    ba: Option<&'a PairScore>,
-}
-
-impl PairRow<'_> {
-    fn best(&self) -> f64 {
-        [self.ab, self.ba]
-            .into_iter()
-            .flatten()
-            .map(|p| p.similarity)
-            .fold(f64::NEG_INFINITY, f64::max)
-    }
-}
-
 /// The report page as a complete HTML5 document.
 pub fn report_html(page: &ReportPage) -> String {
     let r = page.result;
     let threshold = r.params.threshold;
-    let rows = flagged_rows(r);
+    let rows = scoring::both_ways(r, false);
     let flagged = r.flagged().count();
     let title = esc(&page.title);
     let mut h = String::new();
@@ -217,32 +199,6 @@ pub fn report_html(page: &ReportPage) -> String {
         esc(&page.generated_note)
     );
     h
-}
-
-/// Unordered pairs with at least one flagged direction, most similar first,
-/// then by names.
-fn flagged_rows(r: &ScanResult) -> Vec<PairRow<'_>> {
-    let mut by_pair: BTreeMap<(&str, &str), PairRow> = BTreeMap::new();
-    for p in &r.pairs {
-        let (a, b) = (p.user_a.as_str(), p.user_b.as_str());
-        let forward = a <= b;
-        let key = if forward { (a, b) } else { (b, a) };
-        let row = by_pair.entry(key).or_insert(PairRow {
-            a: key.0,
-            b: key.1,
-            ab: None,
-            ba: None,
-        });
-        let slot = if forward { &mut row.ab } else { &mut row.ba };
-        slot.get_or_insert(p);
-    }
-    let t = r.params.threshold;
-    let mut rows: Vec<PairRow> = by_pair
-        .into_values()
-        .filter(|row| row.best() >= t)
-        .collect();
-    rows.sort_by(|x, y| y.best().total_cmp(&x.best()));
-    rows
 }
 
 /// The count of each evidence cell, in [`Cell::ALL`] order, then the max
