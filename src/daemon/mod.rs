@@ -91,8 +91,11 @@ impl Control {
         }
     }
 
-    /// The test pause between two steps of a tick.
+    /// The test pause between two steps of a tick (none once stopping).
     pub async fn pause_between_steps(&self) {
+        if self.stopping() {
+            return;
+        }
         if let Some(d) = self.test_pause {
             tracing::debug!("test pause between steps");
             tokio::time::sleep(d).await;

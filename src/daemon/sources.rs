@@ -376,6 +376,11 @@ async fn pull_database(
         pulled.new_moves = stored;
         mark = last;
     }
+    if bad > 0 {
+        pulled.problems.push(format!(
+            "source {name}: {bad} rows skipped because they could not be read (see the warnings naming their keys)"
+        ));
+    }
     if rows_read > 0 {
         tracing::info!(
             "source {name}: {rows_read} rows in {pages} pages, {stored} new moves, {skipped} skipped \

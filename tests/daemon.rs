@@ -1,0 +1,685 @@
+//! `detect daemon`, end to end through the binary: incremental ingest from a
+//! watched directory and from the site's own PostgreSQL database (each move
+//! exactly once, on an SQLite and a PostgreSQL store), a daemon killed in
+//! the middle of a tick and restarted, ticks that never overlap and a clean
+//! SIGTERM, and bad configurations failing at start with one sentence.
+//!
+//! Slow ticks come from `DETECT_DAEMON_TEST_PAUSE_MS`, which makes the
+//! daemon sleep inside each ingest transaction and between the steps of a
+//! tick.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sample-season.jsonl");
+
+fn sample() -> Vec<String> {
+    std::fs::read_to_string(SAMPLE)
+        .expect("the sample season")
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Moves among log lines: records with both a username and an IP.
+fn moves_in(lines: &[String]) -> i64 {
+    lines
+        .iter()
+        .filter(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            v["username"].is_string() && v["ip"].is_string()
+        })
+        .count() as i64
+}
+
+fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(f)
+}
+
+/// What the store holds: its moves, its source marks of files, and whether
+/// its latest scan of season 1 is whole.
+struct StoreState {
+    moves: i64,
+    marked_files: Vec<String>,
+}
+
+fn store_state(url: &str, files: &[&str], dir: &Path) -> StoreState {
+    block_on(async {
+        let store = schema::store::Store::open(url)
+            .await
+            .expect("open the store");
+        let moves = store.move_count().await.unwrap();
+        let mut marked_files = Vec::new();
+        for f in files {
+            let source = format!("file:{}", dir.join(f).canonicalize().unwrap().display());
+            if store.source_mark(&source).await.unwrap().is_some() {
+                marked_files.push(f.to_string());
+            }
+        }
+        if let Some(scan) = store.latest_scan(1).await.unwrap() {
+            // A scan is visible whole or not at all: every candidate pair in
+            // both directions, and cliques made of flagged pairs.
+            assert_eq!(
+                scan.result.pairs.len(),
+                2 * scan.result.candidate_pairs,
+                "a half-written scan is visible"
+            );
+            assert!(scan.result.candidate_pairs > 0);
+        }
+        store.close().await;
+        StoreState {
+            moves,
+            marked_files,
+        }
+    })
+}
+
+/// `detect -v --db URL daemon --config CONFIG [ARGS]` in `dir`.
+fn daemon_cmd(
+    dir: &Path,
+    db: &str,
+    config: &Path,
+    args: &[&str],
+    pause_ms: Option<u64>,
+) -> Command {
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(dir)
+        .args(["-v", "--db", db, "daemon", "--config"])
+        .arg(config)
+        .args(args)
+        .env_remove("DETECT_DATABASE_URL")
+        .env_remove("RUST_LOG")
+        .env_remove("DETECT_DAEMON_TEST_PAUSE_MS")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null());
+    if let Some(ms) = pause_ms {
+        cmd.env("DETECT_DAEMON_TEST_PAUSE_MS", ms.to_string());
+    }
+    cmd
+}
+
+fn once(dir: &Path, db: &str, config: &Path) -> Output {
+    daemon_cmd(dir, db, config, &["--once"], None)
+        .output()
+        .expect("run detect daemon --once")
+}
+
+fn once_ok(dir: &Path, db: &str, config: &Path) -> String {
+    let out = once(dir, db, config);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "detect daemon --once failed:\n{stderr}"
+    );
+    stderr
+}
+
+/// The pairs, summary and cliques of a JSON report, comparable.
+fn report_core(v: &Value) -> (Value, Vec<(String, String, f64)>, Value) {
+    let pairs = v["pairs"]
+        .as_array()
+        .expect("pairs")
+        .iter()
+        .map(|p| {
+            (
+                p["user_a"].as_str().unwrap().to_owned(),
+                p["user_b"].as_str().unwrap().to_owned(),
+                p["similarity"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    (v["summary"].clone(), pairs, v["cliques"].clone())
+}
+
+/// The daemon's report of season 1 agrees with `detect report --input` on
+/// exactly these log lines, analysed in memory.
+fn assert_report_matches(db: &TestDb, report_dir: &Path, lines: &[String]) {
+    let all = db.dir.path().join("expected-input.jsonl");
+    std::fs::write(&all, lines.join("\n") + "\n").unwrap();
+    let want: Value = serde_json::from_str(&db.ok(&[
+        "report",
+        "--input",
+        all.to_str().unwrap(),
+        "--season",
+        "1",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    let got: Value = serde_json::from_str(
+        &std::fs::read_to_string(report_dir.join("season-1.json")).expect("the daemon's report"),
+    )
+    .expect("a whole JSON report");
+    let (ws, wp, wc) = report_core(&want);
+    let (gs, gp, gc) = report_core(&got);
+    assert_eq!(gs, ws, "summary");
+    assert_eq!(gc, wc, "cliques");
+    assert_eq!(gp.len(), wp.len(), "flagged pairs");
+    for (g, w) in gp.iter().zip(&wp) {
+        assert!(
+            g.0 == w.0 && g.1 == w.1 && (g.2 - w.2).abs() < 1e-9,
+            "{g:?} != {w:?}"
+        );
+    }
+    assert!(report_dir.join("season-1.txt").is_file());
+}
+
+fn write_config(dir: &Path, text: &str) -> PathBuf {
+    let path = dir.join("detect.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn toml_str(p: &Path) -> String {
+    format!("{:?}", p.to_str().unwrap())
+}
+
+// ---- 1. incremental ingest: a watched directory ---------------------------
+
+fn directory_source(backend: Backend) {
+    let store = TestDb::new(backend);
+    let dir = store.dir.path();
+    let logs = dir.join("logs");
+    let reports = dir.join("reports");
+    std::fs::create_dir(&logs).unwrap();
+    // On PostgreSQL the configuration names the store and wins over --db;
+    // on SQLite it names none and --db applies.
+    let (database, cli_db) = match backend {
+        Backend::Postgres => (
+            format!("database = {:?}\n", store.url),
+            "sqlite://ignored.db".to_owned(),
+        ),
+        Backend::Sqlite => (String::new(), store.url.clone()),
+    };
+    let config = write_config(
+        dir,
+        &format!(
+            "{database}report_dir = {}\nseasons = \"current\"\n[schedule]\nscan = \"0 0 * * * *\"\n\
+             [[source]]\ndirectory = {}\nfiles = '\\.jsonl$'\n",
+            toml_str(&reports),
+            toml_str(&logs)
+        ),
+    );
+    let lines = sample();
+    let (first, second, third) = (&lines[..2000], &lines[2000..4000], &lines[4000..]);
+    std::fs::write(logs.join("a.jsonl"), first.join("\n") + "\n").unwrap();
+    std::fs::write(logs.join("notes.txt"), "not a log").unwrap();
+
+    let log = once_ok(dir, &cli_db, &config);
+    assert!(log.contains("season 1: "), "{log}");
+    assert_eq!(store_state(&store.url, &[], dir).moves, moves_in(first));
+    assert_report_matches(&store, &reports, first);
+
+    // The file grows.
+    let mut grown = first.to_vec();
+    grown.extend_from_slice(second);
+    std::fs::write(logs.join("a.jsonl"), grown.join("\n") + "\n").unwrap();
+    once_ok(dir, &cli_db, &config);
+    assert_eq!(store_state(&store.url, &[], dir).moves, moves_in(&grown));
+    assert_report_matches(&store, &reports, &grown);
+
+    // A second file, and a bad one: the bad one is named, nothing of it is
+    // stored, the rest of the tick goes on, and --once says so by its exit.
+    std::fs::write(logs.join("b.jsonl"), third.join("\n") + "\n").unwrap();
+    std::fs::write(
+        logs.join("c.jsonl"),
+        format!(
+            "{}\n{{\"username\": \"x\", \"timestamp\": \"soon\", \"ip\": \"1\"}}\n",
+            lines[0]
+        ),
+    )
+    .unwrap();
+    let out = once(dir, &cli_db, &config);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "a bad file must make --once fail:\n{stderr}"
+    );
+    assert!(
+        stderr.contains("c.jsonl, line 2: cannot read the time"),
+        "{stderr}"
+    );
+    assert_eq!(store_state(&store.url, &[], dir).moves, moves_in(&lines));
+    assert_report_matches(&store, &reports, &lines);
+
+    // Without the bad file, a tick stores nothing new and succeeds.
+    std::fs::remove_file(logs.join("c.jsonl")).unwrap();
+    let log = once_ok(dir, &cli_db, &config);
+    assert!(log.contains("new_moves=0"), "{log}");
+    assert!(log.contains("(unchanged)"), "{log}");
+    assert_eq!(store_state(&store.url, &[], dir).moves, moves_in(&lines));
+    assert!(
+        !dir.join("ignored.db").exists(),
+        "--db must yield to the configuration"
+    );
+}
+
+#[test]
+fn directory_source_ingests_each_move_once_sqlite() {
+    directory_source(Backend::Sqlite);
+}
+
+#[test]
+fn directory_source_ingests_each_move_once_postgres() {
+    directory_source(Backend::Postgres);
+}
+
+// ---- 1. incremental ingest: the site's PostgreSQL database -----------------
+
+/// Inserts log lines as rows of the site's `moves` table.
+fn insert_rows(site: &str, lines: &[String]) {
+    let q = |v: &Value| match v.as_str() {
+        Some(s) => format!("'{}'", s.replace('\'', "''")),
+        None => "NULL".to_owned(),
+    };
+    for chunk in lines.chunks(1000) {
+        let values: Vec<String> = chunk
+            .iter()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap();
+                format!(
+                    "({}, {}, '{}+00', {})",
+                    q(&v["username"]),
+                    q(&v["game"]),
+                    v["timestamp_utc"].as_str().unwrap(),
+                    q(&v["ip"])
+                )
+            })
+            .collect();
+        pg_exec(
+            site,
+            &format!(
+                "INSERT INTO moves (username, game, time, ip) VALUES {}",
+                values.join(",")
+            ),
+        );
+    }
+}
+
+fn site_database_source(store_backend: Backend, text_times: bool) {
+    let site = TestDb::new(Backend::Postgres);
+    pg_exec(
+        &site.url,
+        "CREATE TABLE moves (id serial PRIMARY KEY, username text, game text, time timestamptz NOT NULL, ip text)",
+    );
+    let store = TestDb::new(store_backend);
+    let dir = store.dir.path();
+    let reports = dir.join("reports");
+    let timestamp = if text_times {
+        "to_char(time AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS')"
+    } else {
+        "extract(epoch FROM time)::bigint"
+    };
+    let config = write_config(
+        dir,
+        &format!(
+            "database = {:?}\nreport_dir = {}\nseasons = [1]\nthreshold = 0.9\n\
+             [schedule]\ningest = \"0 */5 * * * *\"\nscan = \"0 0 * * * *\"\n\
+             [[source]]\nurl = {:?}\nkey = \"id\"\n\
+             query = \"SELECT id, username, game, {timestamp} AS timestamp, ip FROM moves WHERE id > $1 ORDER BY id LIMIT 700\"\n",
+            store.url,
+            toml_str(&reports),
+            site.url
+        ),
+    );
+    let lines = sample();
+    // The last move of the first batch happens twice: the second row, same
+    // user, game, second and IP, comes in the next batch. Both are moves.
+    let mut first = lines[..2500].to_vec();
+    let mut second = vec![first.last().unwrap().clone()];
+    second.extend_from_slice(&lines[2500..]);
+    // And a pair of identical rows straddling a page boundary (rows 700/701).
+    first.insert(700, first[699].clone());
+
+    insert_rows(&site.url, &first);
+    let log = once_ok(dir, &store.url, &config);
+    assert!(log.contains("season 1: "), "{log}");
+    assert_eq!(store_state(&store.url, &[], dir).moves, moves_in(&first));
+    assert_report_matches(&store, &reports, &first);
+
+    insert_rows(&site.url, &second);
+    let log = once_ok(dir, &store.url, &config);
+    let mut all = first.clone();
+    all.extend_from_slice(&second);
+    assert_eq!(store_state(&store.url, &[], dir).moves, moves_in(&all));
+    assert!(log.contains("(new)"), "the second tick must rescan:\n{log}");
+    assert_report_matches(&store, &reports, &all);
+
+    let log = once_ok(dir, &store.url, &config);
+    assert!(log.contains("new_moves=0"), "{log}");
+    assert_eq!(store_state(&store.url, &[], dir).moves, moves_in(&all));
+    // Never an IP address at info level.
+    assert!(
+        !log.contains("100.64.") && !log.contains("10.2.0."),
+        "{log}"
+    );
+}
+
+#[test]
+fn site_database_source_ingests_each_move_once_sqlite_store() {
+    site_database_source(Backend::Sqlite, false);
+}
+
+#[test]
+fn site_database_source_ingests_each_move_once_postgres_store() {
+    site_database_source(Backend::Postgres, true);
+}
+
+// ---- 2. killed in the middle of a tick -----------------------------------
+
+fn wait_timeout(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+/// Kills a daemon tick after `kill_after` and checks the store; returns how
+/// many of the three files were committed when it died.
+fn kill_and_restart(backend: Backend, kill_after: Duration) -> usize {
+    let store = TestDb::new(backend);
+    let dir = store.dir.path();
+    let logs = dir.join("logs");
+    let reports = dir.join("reports");
+    std::fs::create_dir(&logs).unwrap();
+    let lines = sample();
+    let parts = [&lines[..2000], &lines[2000..4000], &lines[4000..]];
+    let names = ["1.jsonl", "2.jsonl", "3.jsonl"];
+    for (name, part) in names.iter().zip(parts) {
+        std::fs::write(logs.join(name), part.join("\n") + "\n").unwrap();
+    }
+    let config = write_config(
+        dir,
+        &format!(
+            "report_dir = {}\n[schedule]\nscan = \"0 0 * * * *\"\n[[source]]\ndirectory = {}\n",
+            toml_str(&reports),
+            toml_str(&logs)
+        ),
+    );
+    // Each file's transaction stays open 600 ms before its commit, and the
+    // tick pauses 600 ms before the scan and before the report.
+    let mut child = daemon_cmd(dir, &store.url, &config, &["--once"], Some(600))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the daemon");
+    std::thread::sleep(kill_after);
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the tick ended before the kill at {kill_after:?}"
+    );
+    child.kill().expect("SIGKILL");
+    child.wait().unwrap();
+
+    // Consistent after the kill: a file's moves are stored if and only if its
+    // mark is, and a scan is there whole or not at all (store_state checks).
+    let after = store_state(&store.url, &names, &logs);
+    let committed: i64 = names
+        .iter()
+        .zip(parts)
+        .filter(|(n, _)| after.marked_files.contains(&n.to_string()))
+        .map(|(_, p)| moves_in(p))
+        .sum();
+    assert_eq!(
+        after.moves, committed,
+        "killed at {kill_after:?}: moves and marks disagree"
+    );
+    if let Ok(text) = std::fs::read_to_string(reports.join("season-1.json")) {
+        serde_json::from_str::<Value>(&text).expect("a report is whole or absent");
+    }
+
+    // The next tick completes the work: every move once, the full report.
+    once_ok(dir, &store.url, &config);
+    let done = store_state(&store.url, &names, &logs);
+    assert_eq!(done.moves, moves_in(&lines));
+    assert_eq!(done.marked_files.len(), 3);
+    assert_report_matches(&store, &reports, &lines);
+    after.marked_files.len()
+}
+
+#[test]
+fn a_daemon_killed_mid_tick_restarts_consistently() {
+    // Kill points: inside the first file's transaction, inside the second's,
+    // before the scan, and between the scan and the report.
+    let committed: Vec<usize> = [300, 1000, 2300, 2950]
+        .into_iter()
+        .map(|ms| kill_and_restart(Backend::Sqlite, Duration::from_millis(ms)))
+        .collect();
+    eprintln!("files committed when killed: {committed:?}");
+    assert!(
+        committed.iter().any(|&c| c > 0 && c < 3),
+        "no kill landed between two files' commits ({committed:?}): the test proves nothing"
+    );
+    assert_eq!(committed[0], 0, "{committed:?}");
+    // Once on PostgreSQL: the server rolls back the dead client's transaction.
+    kill_and_restart(Backend::Postgres, Duration::from_millis(1000));
+}
+
+// ---- 3. ticks never overlap; SIGTERM ends the daemon cleanly ---------------
+
+#[test]
+fn ticks_never_overlap_and_sigterm_exits_cleanly() {
+    let store = TestDb::new(Backend::Sqlite);
+    let dir = store.dir.path();
+    let logs = dir.join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let lines = sample();
+    std::fs::write(logs.join("a.jsonl"), lines[..1500].join("\n") + "\n").unwrap();
+    let config = write_config(
+        dir,
+        &format!(
+            "report_dir = \"reports\"\n[schedule]\ningest = \"* * * * * *\"\nscan = \"* * * * * *\"\n\
+             [[source]]\ndirectory = {}\n",
+            toml_str(&logs)
+        ),
+    );
+    let log_path = dir.join("daemon.log");
+    let mut child = daemon_cmd(dir, &store.url, &config, &[], Some(1250))
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log_path).unwrap())
+        .spawn()
+        .expect("start the daemon");
+    std::thread::sleep(Duration::from_millis(5500));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the daemon exited early"
+    );
+    let kill = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill -TERM");
+    assert!(kill.success());
+    let status = wait_timeout(&mut child, Duration::from_secs(15)).unwrap_or_else(|| {
+        child.kill().ok();
+        panic!("the daemon did not stop within 15 s of SIGTERM")
+    });
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    assert!(
+        status.success(),
+        "SIGTERM must exit 0, got {status}:\n{log}"
+    );
+
+    let mut open: Option<String> = None;
+    let (mut finished, mut skipped) = (0, 0);
+    for line in log.lines() {
+        let tick = line
+            .split_whitespace()
+            .find(|w| w.starts_with("tick="))
+            .map(str::to_owned);
+        if line.contains("tick started") {
+            assert!(open.is_none(), "a tick started while another ran:\n{log}");
+            open = tick;
+        } else if line.contains("tick finished") {
+            assert_eq!(
+                open.take(),
+                tick,
+                "a tick finished that was not running:\n{log}"
+            );
+            finished += 1;
+        } else if line.contains("tick skipped: the previous tick is still running") {
+            assert!(open.is_some(), "a tick was skipped while none ran:\n{log}");
+            skipped += 1;
+        }
+    }
+    assert!(
+        open.is_none(),
+        "the daemon exited in the middle of a tick:\n{log}"
+    );
+    assert!(finished >= 2, "{finished} ticks finished:\n{log}");
+    assert!(skipped >= 1, "no tick was skipped:\n{log}");
+    assert!(
+        log.contains("SIGTERM received") && log.contains("daemon stopped"),
+        "{log}"
+    );
+    assert_eq!(
+        store_state(&store.url, &[], dir).moves,
+        moves_in(&lines[..1500])
+    );
+    serde_json::from_str::<Value>(
+        &std::fs::read_to_string(dir.join("reports/season-1.json")).unwrap(),
+    )
+    .expect("a whole report");
+}
+
+// ---- 4. bad configurations fail at start, in one sentence -----------------
+
+/// Runs the daemon on `config` (not --once) and returns its one line of
+/// error.
+fn start_fails(dir: &Path, config: &str) -> String {
+    write_config(dir, config);
+    let start = Instant::now();
+    let mut child = Command::new(BIN)
+        .current_dir(dir)
+        .args([
+            "--db",
+            "sqlite://store.db",
+            "daemon",
+            "--config",
+            "detect.toml",
+        ])
+        .env_remove("DETECT_DATABASE_URL")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = wait_timeout(&mut child, Duration::from_secs(20)).unwrap_or_else(|| {
+        child.kill().ok();
+        panic!("the daemon started on a bad configuration:\n{config}")
+    });
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(!status.success(), "{config}");
+    assert!(
+        start.elapsed() < Duration::from_secs(5),
+        "slow to fail: {stderr}"
+    );
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "not one sentence:\n{stderr}");
+    lines[0]
+        .strip_prefix("error: ")
+        .expect("error: ...")
+        .to_owned()
+}
+
+#[test]
+fn bad_configurations_fail_at_start_with_one_sentence() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let sched = "[schedule]\nscan = \"0 0 * * * *\"\n";
+    let cases: Vec<(String, &str)> = vec![
+        (
+            format!("databse = \"sqlite://x.db\"\n{sched}"),
+            "the configuration detect.toml, line 1: unknown field `databse`, expected one of `database`,",
+        ),
+        (
+            format!("{sched}[[source]]\ndirectroy = \"/tmp\"\n"),
+            "the configuration detect.toml, line 4: unknown field `directroy`",
+        ),
+        (
+            "[schedule]\nscan = \"*/x * * * * *\"\n".to_owned(),
+            "the configuration detect.toml: schedule.scan \"*/x * * * * *\" is not a cron expression",
+        ),
+        (
+            "[schedule]\ningest = \"*/5 * * * *\"\n".to_owned(),
+            "schedule.ingest \"*/5 * * * *\" is not a cron expression: it has 5 fields",
+        ),
+        (
+            format!("threshold = 1.2\n{sched}"),
+            "the configuration detect.toml: threshold must lie between 0 and 1, not 1.2",
+        ),
+        (
+            format!("seasons = []\n{sched}"),
+            "the configuration detect.toml: seasons is an empty list",
+        ),
+        (
+            format!("{sched}[[source]]\ndirectory = \"/no/such/logs\"\n"),
+            "the configuration detect.toml: source 1 (the [[source]] table number 1): the directory /no/such/logs cannot be opened",
+        ),
+        (
+            "threshold = 0.9\n".to_owned(),
+            "the configuration detect.toml: [schedule] names no `scan`",
+        ),
+        (
+            format!("database = \"postgres://postgres:secret@127.0.0.1:1/nothing\"\n{sched}"),
+            "cannot open the database postgres://postgres:***@127.0.0.1:1/nothing: ",
+        ),
+        (
+            format!(
+                "{sched}[[source]]\nurl = \"postgres://reader:secret@127.0.0.1:1/site\"\nkey = \"id\"\n\
+                 query = \"SELECT * FROM moves WHERE id > $1\"\n"
+            ),
+            "cannot open the site database postgres://reader:***@127.0.0.1:1/site: ",
+        ),
+    ];
+    for (config, want) in &cases {
+        let got = start_fails(dir, config);
+        assert!(
+            got.starts_with(want) || got.contains(want),
+            "{config}\n got: {got}\nwant: {want}"
+        );
+        assert!(!got.contains("secret"), "a password in an error: {got}");
+    }
+    // The site database is there, but the query is wrong.
+    let site = TestDb::new(Backend::Postgres);
+    pg_exec(
+        &site.url,
+        "CREATE TABLE moves (id serial PRIMARY KEY, username text, game text, ip text)",
+    );
+    let got = start_fails(
+        dir,
+        &format!(
+            "{sched}[[source]]\nurl = {:?}\nkey = \"id\"\n\
+             query = \"SELECT id, username, game, 0 AS timestamp FROM moves WHERE id > $1\"\n",
+            site.url
+        ),
+    );
+    assert!(got.contains("returns no column `ip`"), "{got}");
+    let got = start_fails(
+        dir,
+        &format!(
+            "{sched}[[source]]\nurl = {:?}\nkey = \"id\"\nquery = \"SELECT * FROM movez WHERE id > $1\"\n",
+            site.url
+        ),
+    );
+    assert!(
+        got.contains("the query of the site database") && got.contains("movez"),
+        "{got}"
+    );
+    // Nothing was created by the failed starts.
+    assert!(!dir.join("store.db").exists());
+}
