@@ -11,9 +11,10 @@
 //! drawn one day ahead, finished games are recycled, and moves are handed out
 //! as they happen.
 
+use crate::draw::{exp, index, pick};
 use crate::format::JsonLines;
 use crate::names::casual_game;
-use crate::schedule::{exp, household_day, renew_home_ip, Device, Session};
+use crate::schedule::{household_day, renew_home_ip, Device, Session};
 use crate::truth::{Style, Truth};
 use crate::world::{league_name, World, WorldConfig};
 use rand::seq::SliceRandom;
@@ -348,7 +349,7 @@ impl Sim {
                     t += self.rng.gen_range(30 * 60..90 * 60);
                     let len = 240 + exp(&mut self.rng, 480.0) as i64;
                     let ip = if self.rng.gen_bool(puppet_vpn) {
-                        self.w.vpn[self.rng.gen_range(0..self.w.vpn.len())]
+                        pick(&mut self.rng, &self.w.vpn)
                     } else if matches!(s.device, Device::Home | Device::Work) {
                         s.ip
                     } else {
@@ -557,7 +558,7 @@ impl Sim {
         let mut tries = 0;
         while n < size && tries < 40 {
             tries += 1;
-            let c = self.casual_pool[self.rng.gen_range(0..self.casual_pool.len())];
+            let c = pick(&mut self.rng, &self.casual_pool);
             let acc = &self.w.accounts[c as usize];
             // Players prefer opponents awake at the same hours.
             let far = self.w.persons[acc.person as usize].region
@@ -619,7 +620,7 @@ impl Sim {
             p.site
                 .map_or(&[], |s| &self.w.sites[s as usize].members[..])
         };
-        let f = *circle.get(self.rng.gen_range(0..circle.len().max(1)))?;
+        let f = *circle.get(index(&mut self.rng, circle.len().max(1)))?;
         (f != person).then_some(f)
     }
 
@@ -643,7 +644,7 @@ impl Sim {
         if season > 1 && !self.w.league.is_empty() {
             let mut name = String::new();
             for i in 0..self.w.league.len() / 4 + 1 {
-                let mut players = self.w.league[self.rng.gen_range(0..self.w.league.len())];
+                let mut players = pick(&mut self.rng, &self.w.league);
                 players.shuffle(&mut self.rng);
                 let moves = self.rng.gen_range(1..60);
                 let id = self.new_game(&players, moves, Kind::OldLeague, now);

@@ -52,6 +52,7 @@
 //! assert!(log.starts_with(b"{\"username\": \""));
 //! ```
 
+mod draw;
 mod engine;
 pub mod eval;
 mod format;

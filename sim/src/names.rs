@@ -72,7 +72,7 @@ fn cap(s: &str, out: &mut String) {
 }
 
 fn pick<'a, R: Rng>(rng: &mut R, list: &[&'a str]) -> &'a str {
-    list[rng.gen_range(0..list.len())]
+    list[rng.gen_range(0..list.len() as u32) as usize]
 }
 
 /// Draws unique usernames.

@@ -7,6 +7,7 @@
 //! a VPN or the phone). A family with one computer takes turns at it in the
 //! evening.
 
+use crate::draw::{exp, pick, poisson};
 use crate::world::{host, Job, World};
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -33,25 +34,6 @@ pub(crate) struct Session {
     pub end: i64,
     pub ip: u32,
     pub device: Device,
-}
-
-/// An exponential draw with the given mean.
-pub(crate) fn exp(rng: &mut ChaCha8Rng, mean: f64) -> f64 {
-    -mean * (1.0 - rng.gen::<f64>()).ln()
-}
-
-/// A Poisson draw (Knuth; the means here are small).
-pub(crate) fn poisson(rng: &mut ChaCha8Rng, mean: f64) -> u32 {
-    let l = (-mean).exp();
-    let mut k = 0;
-    let mut p = 1.0;
-    loop {
-        p *= rng.gen::<f64>();
-        if p <= l || k >= 60 {
-            return k;
-        }
-        k += 1;
-    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -102,7 +84,7 @@ pub(crate) fn household_day(
                 && (hour >= 17.0 || house.together >= 0.9)
                 && rng.gen_bool(house.together)
             {
-                let other = present[rng.gen_range(0..present.len())];
+                let other = pick(rng, &present);
                 if other != s.person {
                     let start = s.start + rng.gen_range(0..300);
                     out.push(Session {
@@ -192,12 +174,12 @@ fn person_day(
     let phone_ip = p.carrier.map(|c| {
         let c = &world.carriers[c as usize];
         if rng.gen_bool(0.12) {
-            c.hot[rng.gen_range(0..c.hot.len())]
+            pick(rng, &c.hot)
         } else {
-            c.pool[rng.gen_range(0..c.pool.len())]
+            pick(rng, &c.pool)
         }
     });
-    let vpn = |rng: &mut ChaCha8Rng| world.vpn[rng.gen_range(0..world.vpn.len())];
+    let vpn = |rng: &mut ChaCha8Rng| pick(rng, &world.vpn);
 
     if let Some(away) = p.absence(local_day) {
         if rng.gen_bool(0.45) {
@@ -277,7 +259,7 @@ fn person_day(
                     _ => rng.gen_bool(0.7),
                 };
                 match (site, phone_ip) {
-                    (Some(s), _) if on_site => (s.ips[rng.gen_range(0..s.ips.len())], Device::Work),
+                    (Some(s), _) if on_site => (pick(rng, &s.ips), Device::Work),
                     (_, Some(ip)) => (ip, Device::Phone),
                     _ => continue,
                 }

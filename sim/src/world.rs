@@ -1,8 +1,8 @@
 //! The world: its configuration, people with their homes, workplaces, phones
 //! and accounts, the IP addresses they use, and the season's league.
 
+use crate::draw::{index, pick, poisson};
 use crate::names::Handles;
-use crate::schedule::poisson;
 use crate::truth::{Group, Lookalike, LookalikeKind, Person as TruthPerson, Style, Truth};
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -471,7 +471,7 @@ impl World {
                         SiteKind::Office => {
                             weighted(rng, &[(1usize, 60), (2, 20), (3, 10), (4, 5), (6, 5)])
                         }
-                        SiteKind::University => rng.gen_range(4..26),
+                        SiteKind::University => 4 + index(rng, 22),
                     }
                     .min(people.len() - i);
                     let prefix = prefixes.draw(rng);
@@ -513,7 +513,7 @@ impl World {
         for h in &households {
             let region = region_of[h.members[0] as usize];
             let rc = &region_carriers[region];
-            let family = rc[rng.gen_range(0..rc.len())];
+            let family = pick(rng, rc);
             for &m in &h.members {
                 let p = &mut persons[m as usize];
                 let has_phone =
@@ -527,7 +527,7 @@ impl World {
                 let c = if rng.gen_bool(0.7) {
                     family
                 } else {
-                    rc[rng.gen_range(0..rc.len())]
+                    pick(rng, rc)
                 };
                 p.carrier = Some(c);
                 carriers[c as usize].members.push(m);
@@ -595,7 +595,12 @@ impl World {
                 } else if league && rng.gen_bool(0.1) {
                     0
                 } else {
-                    (3.0 + (0.6 * p.keen + 0.4 * rng.gen::<f64>().powi(2)) * 30.0) as u8
+                    (3.0 + (0.6 * p.keen
+                        + 0.4 * {
+                            let u: f64 = rng.gen();
+                            u * u
+                        })
+                        * 30.0) as u8
                 };
                 accounts.push(Account {
                     name,
@@ -741,8 +746,8 @@ fn draw_league(rng: &mut ChaCha8Rng, accounts: &mut [Account], owner: &[bool]) -
                 continue;
             }
             for _ in 0..50 {
-                let h = rng.gen_range(0..groups.len());
-                let s = rng.gen_range(0..4);
+                let h = index(rng, groups.len());
+                let s = index(rng, 4);
                 let b = groups[h][s];
                 let other = accounts[b as usize].person;
                 let ok = h != g
