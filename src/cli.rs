@@ -40,6 +40,10 @@ pub enum Command {
     Report(ReportArgs),
     /// The evidence behind one pair of accounts, in both directions.
     Explain(ExplainArgs),
+    /// Draw the SVG timeline of any set of accounts in a season.
+    Timeline(TimelineArgs),
+    /// Two seasons' score distributions overlaid, as SVG.
+    Compare(CompareArgs),
     /// Run scheduled ingests and scans from a TOML configuration.
     Daemon(DaemonArgs),
 }
@@ -171,6 +175,36 @@ pub struct ExplainArgs {
     /// Show raw IP addresses instead of pseudonyms.
     #[arg(long)]
     pub show_ips: bool,
+    #[command(flatten)]
+    pub scan: ScanOptions,
+}
+
+#[derive(Debug, Args)]
+pub struct TimelineArgs {
+    #[arg(long)]
+    pub season: u32,
+    /// The accounts to draw.
+    #[arg(required = true)]
+    pub users: Vec<String>,
+    /// Write the SVG here (default: standard output).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Label IP columns with raw addresses instead of pseudonyms.
+    #[arg(long)]
+    pub show_ips: bool,
+    /// Bucket size in minutes.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440))]
+    pub bucket_minutes: u32,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Two seasons: --season 6 --season 7.
+    #[arg(long = "season", num_args = 1, required = true)]
+    pub seasons: Vec<u32>,
+    /// Write the SVG here (default: standard output).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
     #[command(flatten)]
     pub scan: ScanOptions,
 }

@@ -25,6 +25,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Scan(args) => commands::scan::run_scan(&db, args).await,
         Command::Report(args) => commands::scan::run_report(&db, args).await,
         Command::Explain(args) => commands::scan::run_explain(&db, args).await,
+        Command::Timeline(args) => commands::pictures::run_timeline(&db, args).await,
+        Command::Compare(args) => commands::pictures::run_compare(&db, args).await,
         Command::Daemon(args) => daemon::run(&db, args).await,
     }
 }

@@ -2,5 +2,6 @@
 
 pub mod buckets;
 pub mod ingest;
+pub mod pictures;
 pub mod scan;
 pub mod season;

@@ -54,10 +54,13 @@ pub async fn run_report(db: &str, args: ReportArgs) -> Result<()> {
         created_at: Some(scan.created_at),
     };
     print_report(args.format, &season, &info, &scan.result, args.all)?;
-    store.close().await;
-    if args.out.is_some() {
-        bail!("--out needs the picture support of this build, which is not there yet");
+    if let Some(dir) = &args.out {
+        let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
+        let index =
+            super::pictures::write_report_dir(dir, &season, &scan, &segments, args.show_ips)?;
+        eprintln!("report written to {}", index.display());
     }
+    store.close().await;
     Ok(())
 }
 
