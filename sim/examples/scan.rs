@@ -36,7 +36,13 @@ fn main() {
         scan.participants,
         scan.candidate_pairs
     );
+    let t = Instant::now();
     let e = sim::evaluate(&scan.pairs, &truth, threshold);
+    eprintln!(
+        "evaluated {} pairs in {:.2?}",
+        scan.pairs.len(),
+        t.elapsed()
+    );
     print!("{e}");
     for o in &e.cliques.outcomes {
         println!(

@@ -157,8 +157,8 @@ impl Handles {
     }
 }
 
-/// Writes a casual game's name into `out` (cleared first). Never starts with
-/// `4pLeague_`.
+/// Writes a casual game's name into `out` (cleared first): unique per `id`,
+/// never starting with `4pLeague_`.
 pub(crate) fn casual_game<R: Rng>(
     rng: &mut R,
     id: u32,
@@ -171,7 +171,7 @@ pub(crate) fn casual_game<R: Rng>(
         0 => write!(out, "casual_{id}"),
         1 => write!(out, "{players}pRandom{id}"),
         2 => write!(out, "friendly{id}"),
-        3 => write!(out, "{creator}s_game{}", id % 1000),
+        3 => write!(out, "{creator}s_game{id}"),
         4 => write!(out, "{players}p_open_{id}"),
         5 => write!(out, "FireAndIce_{id}"),
         _ => write!(out, "practice{id}"),
@@ -204,9 +204,11 @@ mod tests {
     fn casual_names_are_not_league_names() {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let mut s = String::new();
-        for id in 0..200 {
+        let mut seen = HashSet::new();
+        for id in 0..3000 {
             casual_game(&mut rng, id, 4, "kai88", &mut s);
             assert!(plain(&s) && !s.starts_with("4pLeague_"), "{s}");
+            assert!(seen.insert(s.clone()), "{s} twice");
         }
     }
 }
