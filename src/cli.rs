@@ -44,6 +44,12 @@ pub enum Command {
     Timeline(TimelineArgs),
     /// Two seasons' score distributions overlaid, as SVG.
     Compare(CompareArgs),
+    /// Write a synthetic season with ground truth: moves.jsonl and truth.json.
+    Simulate(SimulateArgs),
+    /// Precision, recall and more of a season's scan against ground truth.
+    Eval(EvalArgs),
+    /// Simulate a season, ingest, scan, report and evaluate it, in one go.
+    Demo(DemoArgs),
     /// Run scheduled ingests and scans from a TOML configuration.
     Daemon(DaemonArgs),
 }
@@ -207,4 +213,48 @@ pub struct CompareArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub scan: ScanOptions,
+}
+
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// Same seed, same world, byte for byte.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Accounts on the site (about 12 moves per account and day).
+    #[arg(long, default_value_t = 300)]
+    pub players: usize,
+    #[arg(long, default_value_t = 28)]
+    pub days: u32,
+    /// People who play several accounts.
+    #[arg(long, default_value_t = 12)]
+    pub cliques: usize,
+    /// The season number of the league games (4pLeague_S{N}_...).
+    #[arg(long, default_value_t = 1)]
+    pub season: u32,
+    /// Directory for moves.jsonl and truth.json (created if missing).
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct EvalArgs {
+    #[arg(long)]
+    pub season: u32,
+    /// The simulator's truth.json.
+    #[arg(long)]
+    pub truth: PathBuf,
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    #[command(flatten)]
+    pub scan: ScanOptions,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Where the demo writes its store (detect.db), log and report.
+    #[arg(long, default_value = "demo-out")]
+    pub dir: PathBuf,
+    /// The simulated world's seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }

@@ -27,6 +27,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Explain(args) => commands::scan::run_explain(&db, args).await,
         Command::Timeline(args) => commands::pictures::run_timeline(&db, args).await,
         Command::Compare(args) => commands::pictures::run_compare(&db, args).await,
+        Command::Simulate(args) => commands::simulate::run_simulate(args),
+        Command::Eval(args) => commands::simulate::run_eval(&db, args).await,
+        Command::Demo(args) => commands::simulate::run_demo(args).await,
         Command::Daemon(args) => daemon::run(&db, args).await,
     }
 }

@@ -5,3 +5,4 @@ pub mod ingest;
 pub mod pictures;
 pub mod scan;
 pub mod season;
+pub mod simulate;
