@@ -1,11 +1,13 @@
 //! Logs go to standard error through `tracing`, filtered by `RUST_LOG`
-//! (default `warn`, or `info` with `-v`). IP addresses are never logged at
-//! info level or above.
+//! (default `warn`, or `info` with `-v`; the daemon's default is `info`,
+//! since its log is its output). IP addresses are never logged at info level
+//! or above.
 
 use tracing_subscriber::EnvFilter;
 
-pub fn init(verbose: u8) {
+pub fn init(verbose: u8, daemon: bool) {
     let default = match verbose {
+        0 if daemon => "info",
         0 => "warn",
         1 => "info",
         _ => "debug",

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = detect::cli::Cli::parse();
-    detect::logging::init(cli.verbose);
+    let daemon = matches!(cli.command, detect::cli::Command::Daemon(_));
+    detect::logging::init(cli.verbose, daemon);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -277,21 +277,30 @@ pub async fn current_scan(
 ) -> Result<StoredScan> {
     let generation = store.moves_generation().await?;
     if let Some(mut latest) = store.latest_scan(season.number).await? {
-        let same_season = latest.season.from == season.from
-            && latest.season.to == season.to
-            && latest.season.games == season.games;
-        let p = &latest.result.params;
-        if latest.generation == generation
-            && same_season
-            && p.bucket_seconds == params.bucket_seconds
-            && p.mode == params.mode
-        {
+        if scan_is_current(&latest, season, params, generation) {
             latest.season = season.clone();
             rethreshold(&mut latest.result, params.threshold);
             return Ok(latest);
         }
     }
     scan(store, season, params).await
+}
+
+/// Whether a stored scan still holds for the season: same moves, same season
+/// definition, same bucket size and mode (the threshold is applied afresh).
+pub fn scan_is_current(
+    scan: &StoredScan,
+    season: &Season,
+    params: &ScanParams,
+    generation: i64,
+) -> bool {
+    let p = &scan.result.params;
+    scan.generation == generation
+        && scan.season.from == season.from
+        && scan.season.to == season.to
+        && scan.season.games == season.games
+        && p.bucket_seconds == params.bucket_seconds
+        && p.mode == params.mode
 }
 
 /// Applies another threshold to a scan's pairs: the flags and cliques follow.

@@ -5,10 +5,12 @@
 //! evidence column. JSON field names are stable.
 
 use crate::commands::season::describe;
+use anyhow::Context;
 use ingest::time::format_utc;
 use schema::{Cell, PairScore, ScanResult, Season};
 use serde::Serialize;
 use std::io::Write;
+use std::path::Path;
 
 /// Where a report's scan came from.
 #[derive(Debug, Clone, Serialize)]
@@ -278,4 +280,52 @@ pub fn write_text(
         }
     }
     Ok(())
+}
+
+/// Writes `path` through a temporary file beside it, synced and then renamed
+/// over it: a reader never sees half a report, even if the process is killed
+/// while writing. On failure the old file stays and no temporary is left.
+pub fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .context("a report path without a file name")?;
+    let tmp = path.with_file_name(format!(".{name}.tmp"));
+    let result = (|| -> anyhow::Result<()> {
+        let file = std::fs::File::create(&tmp)?;
+        let mut out = std::io::BufWriter::new(file);
+        write(&mut out)?;
+        let file = out.into_inner().map_err(|e| e.into_error())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)?;
+        Ok(())
+    })();
+    if result.is_err() {
+        std::fs::remove_file(&tmp).ok();
+    }
+    result.with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_write_leaves_the_old_file_and_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.txt");
+        write_atomically(&path, |w| Ok(w.write_all(b"old")?)).unwrap();
+        let err = write_atomically(&path, |w| {
+            w.write_all(b"half")?;
+            anyhow::bail!("boom")
+        })
+        .unwrap_err();
+        assert!(crate::error_sentence(&err).contains("boom"));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "old");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
 }

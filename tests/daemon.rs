@@ -171,6 +171,11 @@ fn assert_report_matches(db: &TestDb, report_dir: &Path, lines: &[String]) {
         );
     }
     assert!(report_dir.join("season-1.txt").is_file());
+    assert!(
+        report_dir.join("season-1/index.html").is_file()
+            && report_dir.join("season-1/distribution.svg").is_file(),
+        "the daemon writes the HTML report with its pictures"
+    );
 }
 
 fn write_config(dir: &Path, text: &str) -> PathBuf {
@@ -571,7 +576,8 @@ fn start_fails(dir: &Path, config: &str) -> String {
             "detect.toml",
         ])
         .env_remove("DETECT_DATABASE_URL")
-        .env_remove("RUST_LOG")
+        // The daemon logs at info by default; the error is what is judged.
+        .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -3,6 +3,7 @@
 
 use crate::cli::{CompareArgs, TimelineArgs};
 use crate::pipeline::{self, bucket_seconds, scan_params};
+use crate::report::write_atomically;
 use anyhow::{bail, Context, Result};
 use schema::store::StoredScan;
 use schema::{Season, Segments};
@@ -74,15 +75,9 @@ pub fn write_report_dir(
     Ok(index)
 }
 
-/// Writes a file through a temporary sibling and a rename.
+/// Writes bytes through [`write_atomically`].
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("")
-    ));
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
+    write_atomically(path, |out| Ok(out.write_all(bytes)?))
 }
 
 fn emit(output: Option<&Path>, doc: &svg::Document) -> Result<()> {

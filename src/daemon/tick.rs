@@ -194,14 +194,7 @@ async fn scan_season(
             Flags::of(&r)
         }),
     };
-    let reusable = latest.filter(|l| {
-        l.generation == generation
-            && l.season.from == season.from
-            && l.season.to == season.to
-            && l.season.games == season.games
-            && l.result.params.bucket_seconds == params.bucket_seconds
-            && l.result.params.mode == params.mode
-    });
+    let reusable = latest.filter(|l| pipeline::scan_is_current(l, &season, params, generation));
     let (scan, fresh) = match reusable {
         Some(mut l) => {
             l.season = season.clone();
@@ -233,7 +226,11 @@ async fn scan_season(
         }
     };
     ctx.control.pause_between_steps().await;
-    let files = write_season_report(&ctx.config.report_dir, &season, &scan)?;
+    if segments.is_none() {
+        *segments = Some(pipeline::segments(store, params.bucket_seconds, None).await?);
+    }
+    let segs = segments.as_ref().expect("just set");
+    let files = write_season_report(&ctx.config.report_dir, &season, &scan, segs)?;
     let s = crate::report::summary(&scan.result);
     tracing::info!(
         "season {number}: {} participants, {} candidate pairs, {} flagged pairs, {} cliques; scan #{} ({}); report {}",
