@@ -214,3 +214,30 @@ fn report_on_an_inferred_season_needs_no_setup() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("season 8 is not defined"), "{err}");
 }
+
+#[test]
+fn an_unreachable_store_is_one_clear_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let started = std::time::Instant::now();
+    let out = run_in(
+        dir.path(),
+        "postgres://someone:secret@127.0.0.1:1/nothing",
+        &["report", "--season", "1"],
+        None,
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(
+            "error: cannot open the database postgres://someone:***@127.0.0.1:1/nothing"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("refused"), "{err}");
+    assert!(!err.contains("secret"), "the password leaked: {err}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "slow to fail"
+    );
+}

@@ -144,6 +144,16 @@ impl Store {
                 url: shown.clone(),
                 source,
             })?;
+        // One plain connection first: a pool that cannot connect only says
+        // it timed out, while this says why (refused, bad password, ...).
+        {
+            use sqlx::{ConnectOptions, Connection};
+            let conn = options.connect().await.map_err(|source| StoreError::Open {
+                url: shown.clone(),
+                source,
+            })?;
+            conn.close().await.ok();
+        }
         let pool = AnyPoolOptions::new()
             .max_connections(if backend == Backend::Sqlite { 1 } else { 8 })
             .acquire_timeout(std::time::Duration::from_secs(10))
