@@ -6,10 +6,12 @@
 use tracing_subscriber::EnvFilter;
 
 pub fn init(verbose: u8, daemon: bool) {
+    // sqlx warns of slow statements with their SQL: noise for a user, so
+    // it speaks only on errors unless RUST_LOG says otherwise.
     let default = match verbose {
-        0 if daemon => "info",
-        0 => "warn",
-        1 => "info",
+        0 if daemon => "info,sqlx=error",
+        0 => "warn,sqlx=error",
+        1 => "info,sqlx=error",
         _ => "debug",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
