@@ -1,8 +1,8 @@
 //! Moves, segments and scores: the data that flows from ingest to scoring to
 //! the pictures.
 
-use serde::{Deserialize, Serialize};
 use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
 
 /// Seconds since the Unix epoch, UTC.
 pub type Epoch = i64;

@@ -172,6 +172,15 @@ impl Store {
                         sqlx::query("PRAGMA busy_timeout = 10000")
                             .execute(&mut *conn)
                             .await?;
+                        // A large ingest is one transaction: a page cache of
+                        // 256 MB and statement journals in memory keep it
+                        // from rewriting the same pages on disk.
+                        sqlx::query("PRAGMA cache_size = -262144")
+                            .execute(&mut *conn)
+                            .await?;
+                        sqlx::query("PRAGMA temp_store = MEMORY")
+                            .execute(&mut *conn)
+                            .await?;
                     }
                     Ok(())
                 })
@@ -868,7 +877,7 @@ impl IngestBatch<'_> {
                 "moves (username, game, ts, ip, occurrence)",
                 5,
                 chunk.len(),
-                " ON CONFLICT (username, game, ts, ip, occurrence) DO NOTHING",
+                " ON CONFLICT (ts, username, game, ip, occurrence) DO NOTHING",
             );
             let mut q = sqlx::query(&sql);
             for m in chunk {

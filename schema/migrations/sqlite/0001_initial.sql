@@ -9,7 +9,9 @@ CREATE TABLE moves (
     ts          BIGINT  NOT NULL,
     ip          TEXT    NOT NULL,
     occurrence  INTEGER NOT NULL,
-    UNIQUE (username, game, ts, ip, occurrence)
+    -- Time first: a time-sorted log appends to this index instead of
+    -- writing all over it.
+    UNIQUE (ts, username, game, ip, occurrence)
 );
 CREATE INDEX moves_by_time ON moves (ts, id);
 
