@@ -245,8 +245,13 @@ pub fn scan_params(threshold: f64, bucket_minutes: u32) -> Result<ScanParams> {
 /// Scores a season from the store and stores the scan.
 pub async fn scan(store: &Store, season: &Season, params: &ScanParams) -> Result<StoredScan> {
     let generation = store.moves_generation().await?;
+    let started = std::time::Instant::now();
     let segments = segments(store, params.bucket_seconds, None).await?;
-    let result = scoring::scan(&segments, season, params)?;
+    let loaded = started.elapsed();
+    // Scoring is CPU-bound (rayon): the runtime's other tasks keep running.
+    let result = tokio::task::block_in_place(|| scoring::scan(&segments, season, params))?;
+    let scored = started.elapsed();
+    drop(segments);
     let created_at = chrono::Utc::now().timestamp();
     let id = store
         .save_scan(season, &result, generation, created_at)
@@ -256,6 +261,9 @@ pub async fn scan(store: &Store, season: &Season, params: &ScanParams) -> Result
         scan = id,
         pairs = result.pairs.len(),
         flagged = result.flagged().count(),
+        segments_ms = loaded.as_millis() as u64,
+        score_ms = (scored - loaded).as_millis() as u64,
+        save_ms = (started.elapsed() - scored).as_millis() as u64,
         "scan stored"
     );
     Ok(StoredScan {

@@ -37,14 +37,6 @@ fn moves_in(lines: &[String]) -> i64 {
         .count() as i64
 }
 
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime")
-        .block_on(f)
-}
-
 /// What the store holds: its moves, its source marks of files, and whether
 /// its latest scan of season 1 is whole.
 struct StoreState {

@@ -11,9 +11,9 @@
 //! already has a record (a move or a stall, from any game), otherwise mark
 //! `u` stalled there. Then `L = b`.
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use schema::{
-    bucket_of, day_of, Epoch, GameDay, IpDay, IpId, Move, Names, Segment, Segments, UserId,
+    bucket_of, day_of, Epoch, GameDays, IpDay, IpId, Move, Names, Segment, Segments, UserId,
 };
 
 /// Builds [`Segments`] from moves fed one at a time, in processing order.
@@ -35,7 +35,10 @@ pub struct Segmenter {
     /// Per user: their segments, sorted by bucket.
     segs: Vec<Vec<Segment>>,
     ip_days: FxHashSet<IpDay>,
-    game_days: FxHashSet<GameDay>,
+    /// Runs of days on which a user moved in a game; `open_run` points at
+    /// each (user, game)'s latest run, which time-sorted input extends.
+    game_days: Vec<GameDays>,
+    open_run: FxHashMap<(UserId, u32), usize>,
 }
 
 impl Segmenter {
@@ -51,7 +54,8 @@ impl Segmenter {
             last_bucket: Vec::new(),
             segs: Vec::new(),
             ip_days: FxHashSet::default(),
-            game_days: FxHashSet::default(),
+            game_days: Vec::new(),
+            open_run: FxHashMap::default(),
         }
     }
 
@@ -122,7 +126,29 @@ impl Segmenter {
         self.last_bucket[game as usize] = Some(b);
         let day = day_of(timestamp);
         self.ip_days.insert(IpDay { user, day, ip });
-        self.game_days.insert(GameDay { user, game, day });
+        let runs = &mut self.game_days;
+        let at = *self.open_run.entry((user, game)).or_insert_with(|| {
+            runs.push(GameDays {
+                user,
+                game,
+                first_day: day,
+                last_day: day,
+            });
+            runs.len() - 1
+        });
+        let run = &mut runs[at];
+        if day == run.last_day + 1 {
+            run.last_day = day;
+        } else if day > run.last_day + 1 || day < run.first_day {
+            // A gap, or an older move: a new run (merged in `finish`).
+            runs.push(GameDays {
+                user,
+                game,
+                first_day: day,
+                last_day: day,
+            });
+            self.open_run.insert((user, game), runs.len() - 1);
+        }
     }
 
     /// Gives each stall the IP of the user's next move (the first IP of the
@@ -142,8 +168,7 @@ impl Segmenter {
         }
         let mut ip_days: Vec<IpDay> = self.ip_days.into_iter().collect();
         ip_days.sort_unstable();
-        let mut game_days: Vec<GameDay> = self.game_days.into_iter().collect();
-        game_days.sort_unstable();
+        let game_days = GameDays::merge(self.game_days);
         Segments {
             bucket_seconds: self.bucket_seconds,
             users: self.users,

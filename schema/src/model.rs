@@ -133,12 +133,34 @@ pub struct IpDay {
     pub ip: IpId,
 }
 
-/// A user moved in a game on a UTC day.
+/// A user moved in a game on every UTC day from `first_day` to `last_day`
+/// (a run of consecutive days, both inclusive).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct GameDay {
+pub struct GameDays {
     pub user: UserId,
     pub game: u32,
-    pub day: i64,
+    pub first_day: i64,
+    pub last_day: i64,
+}
+
+impl GameDays {
+    /// Merges runs of the same user and game that touch or overlap: the
+    /// result is sorted and holds each (user, game, day) in one run.
+    pub fn merge(mut runs: Vec<GameDays>) -> Vec<GameDays> {
+        runs.sort_unstable();
+        let mut out: Vec<GameDays> = Vec::with_capacity(runs.len());
+        for r in runs {
+            match out.last_mut() {
+                Some(l)
+                    if l.user == r.user && l.game == r.game && r.first_day <= l.last_day + 1 =>
+                {
+                    l.last_day = l.last_day.max(r.last_day);
+                }
+                _ => out.push(r),
+            }
+        }
+        out
+    }
 }
 
 /// Every user's segments, as the segmenter produces them and scoring and the
@@ -153,9 +175,9 @@ pub struct Segments {
     /// Distinct (user, day, IP) sightings, sorted.
     pub ip_days: Vec<IpDay>,
     pub games: Names,
-    /// Distinct (user, game, day) plays, sorted: who took part in which game
-    /// when, so a season can find its participants.
-    pub game_days: Vec<GameDay>,
+    /// Who moved in which game on which days, as runs of consecutive days,
+    /// sorted: a season finds its participants here.
+    pub game_days: Vec<GameDays>,
 }
 
 impl Segments {
@@ -427,6 +449,24 @@ mod tests {
         assert_eq!(n.intern("a"), 0);
         assert_eq!(n.name(1), "b");
         assert_eq!(n.get("c"), None);
+    }
+
+    #[test]
+    fn game_day_runs_merge_when_they_touch() {
+        let r = |game, first_day, last_day| GameDays {
+            user: 0,
+            game,
+            first_day,
+            last_day,
+        };
+        let merged = GameDays::merge(vec![
+            r(1, 5, 5),
+            r(0, 3, 4),
+            r(0, 1, 2),
+            r(0, 7, 7),
+            r(1, 4, 6),
+        ]);
+        assert_eq!(merged, vec![r(0, 1, 4), r(0, 7, 7), r(1, 4, 6)]);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::season::Season;
 use futures_util::TryStreamExt;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{Any, AnyPool, Row, Transaction};
-use std::collections::HashMap;
+use std::collections::BTreeSet;
 use std::str::FromStr;
 
 /// The store URL used when none is given: `detect.db` in the current
@@ -160,27 +160,19 @@ impl Store {
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if backend == Backend::Sqlite {
-                        sqlx::query("PRAGMA journal_mode = WAL")
-                            .execute(&mut *conn)
-                            .await?;
-                        sqlx::query("PRAGMA synchronous = NORMAL")
-                            .execute(&mut *conn)
-                            .await?;
-                        sqlx::query("PRAGMA foreign_keys = ON")
-                            .execute(&mut *conn)
-                            .await?;
-                        sqlx::query("PRAGMA busy_timeout = 10000")
-                            .execute(&mut *conn)
-                            .await?;
                         // A large ingest is one transaction: a page cache of
                         // 256 MB and statement journals in memory keep it
                         // from rewriting the same pages on disk.
-                        sqlx::query("PRAGMA cache_size = -262144")
-                            .execute(&mut *conn)
-                            .await?;
-                        sqlx::query("PRAGMA temp_store = MEMORY")
-                            .execute(&mut *conn)
-                            .await?;
+                        for pragma in [
+                            "PRAGMA journal_mode = WAL",
+                            "PRAGMA synchronous = NORMAL",
+                            "PRAGMA foreign_keys = ON",
+                            "PRAGMA busy_timeout = 10000",
+                            "PRAGMA cache_size = -262144",
+                            "PRAGMA temp_store = MEMORY",
+                        ] {
+                            sqlx::query(pragma).execute(&mut *conn).await?;
+                        }
                     }
                     Ok(())
                 })
@@ -281,20 +273,10 @@ impl Store {
 
     /// Distinct game names, for inferring seasons.
     pub async fn game_names(&self) -> Result<Vec<String>> {
-        let rows = sqlx::query("SELECT DISTINCT game FROM moves ORDER BY game")
+        let rows = sqlx::query("SELECT name FROM games ORDER BY name")
             .fetch_all(&self.pool)
             .await?;
         rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
-    }
-
-    /// The first and last stored move time, if any.
-    pub async fn time_span(&self) -> Result<Option<(Epoch, Epoch)>> {
-        let row = sqlx::query("SELECT MIN(ts), MAX(ts) FROM moves")
-            .fetch_one(&self.pool)
-            .await?;
-        let lo: Option<i64> = row.try_get(0)?;
-        let hi: Option<i64> = row.try_get(1)?;
-        Ok(lo.zip(hi))
     }
 
     // ---- segments ------------------------------------------------------
@@ -400,14 +382,15 @@ impl Store {
         insert_rows(
             self.backend,
             &mut tx,
-            "game_days (segmentation_id, username, game, day)",
-            4,
+            "game_days (segmentation_id, username, game, first_day, last_day)",
+            5,
             &segments.game_days,
             |q, d| {
                 q.bind(id)
                     .bind(users.name(d.user).to_owned())
                     .bind(segments.games.name(d.game).to_owned())
-                    .bind(d.day)
+                    .bind(d.first_day)
+                    .bind(d.last_day)
             },
         )
         .await?;
@@ -415,13 +398,16 @@ impl Store {
         Ok(())
     }
 
-    /// The stored segments for `bucket_seconds`, if any.
+    /// The stored segments for `bucket_seconds`, if any. Rows come sorted by
+    /// user and bucket, so each user's list is built by appending and one
+    /// merge of moves with stalls.
     pub async fn load_segmentation(
         &self,
         bucket_seconds: i64,
     ) -> Result<Option<StoredSegmentation>> {
         let Some(row) = sqlx::query(
-            "SELECT id, reference_order, generation FROM segmentations WHERE bucket_seconds = $1 ORDER BY id DESC LIMIT 1",
+            "SELECT id, reference_order, generation FROM segmentations \
+             WHERE bucket_seconds = $1 ORDER BY id DESC LIMIT 1",
         )
         .bind(bucket_seconds)
         .fetch_optional(&self.pool)
@@ -434,93 +420,106 @@ impl Store {
         let generation: i64 = row.try_get(2)?;
 
         let mut segs = Segments::new(bucket_seconds);
-        let mut per_user: Vec<HashMap<Epoch, Segment>> = Vec::new();
-        let user_id =
-            |segs: &mut Segments, per_user: &mut Vec<HashMap<Epoch, Segment>>, name: &str| {
-                let u = segs.users.intern(name);
-                if u as usize == per_user.len() {
-                    per_user.push(HashMap::new());
-                }
-                u
-            };
+        let user_of = |segs: &mut Segments, name: &str| -> usize {
+            let u = segs.users.intern(name) as usize;
+            if u == segs.by_user.len() {
+                segs.by_user.push(Vec::new());
+            }
+            u
+        };
         let mut rows = sqlx::query(
-            "SELECT username, bucket, ip, move_count FROM segment_moves WHERE segmentation_id = $1 ORDER BY username, bucket, rank",
+            "SELECT username, bucket, ip, move_count FROM segment_moves \
+             WHERE segmentation_id = $1 ORDER BY username, bucket, rank",
         )
         .bind(id)
         .fetch(&self.pool);
+        let mut name = String::new();
+        let mut user = 0usize;
         while let Some(r) = rows.try_next().await? {
-            let name: String = r.try_get(0)?;
-            let u = user_id(&mut segs, &mut per_user, &name);
+            let n: &str = r.try_get(0)?;
+            if n != name {
+                name = n.to_owned();
+                user = user_of(&mut segs, &name);
+            }
             let bucket: i64 = r.try_get(1)?;
-            let ip = segs.ips.intern(&r.try_get::<String, _>(2)?);
+            let ip = segs.ips.intern(r.try_get::<&str, _>(2)?);
             let count: i64 = r.try_get(3)?;
-            per_user[u as usize]
-                .entry(bucket)
-                .or_insert_with(|| Segment {
+            let list = &mut segs.by_user[user];
+            if list.last().is_none_or(|s| s.bucket != bucket) {
+                list.push(Segment {
                     bucket,
                     ..Segment::default()
-                })
+                });
+            }
+            list.last_mut()
+                .expect("pushed")
                 .moves
                 .push((ip, count as u32));
         }
         drop(rows);
+
+        // Stall runs, expanded and merged into each user's moved buckets.
+        let mut stalls: Vec<Vec<(Epoch, Option<IpId>)>> = Vec::new();
         let mut rows = sqlx::query(
-            "SELECT username, first_bucket, last_bucket, ip FROM segment_stalls WHERE segmentation_id = $1",
+            "SELECT username, first_bucket, last_bucket, ip FROM segment_stalls \
+             WHERE segmentation_id = $1 ORDER BY username, first_bucket",
         )
         .bind(id)
         .fetch(&self.pool);
+        name.clear();
         while let Some(r) = rows.try_next().await? {
-            let name: String = r.try_get(0)?;
-            let u = user_id(&mut segs, &mut per_user, &name);
+            let n: &str = r.try_get(0)?;
+            if n != name {
+                name = n.to_owned();
+                user = user_of(&mut segs, &name);
+            }
             let (first, last): (i64, i64) = (r.try_get(1)?, r.try_get(2)?);
-            let ip: Option<String> = r.try_get(3)?;
-            let ip = ip.map(|ip| segs.ips.intern(&ip));
+            let ip: Option<&str> = r.try_get(3)?;
+            let ip = ip.map(|ip| segs.ips.intern(ip));
+            if stalls.len() <= user {
+                stalls.resize_with(user + 1, Vec::new);
+            }
             let mut b = first;
             while b <= last {
-                let seg = per_user[u as usize].entry(b).or_insert_with(|| Segment {
-                    bucket: b,
-                    ..Segment::default()
-                });
-                seg.stalled = true;
-                seg.stall_ip = ip;
+                stalls[user].push((b, ip));
                 b += bucket_seconds;
             }
         }
         drop(rows);
-        segs.by_user = per_user
-            .into_iter()
-            .map(|m| {
-                let mut v: Vec<Segment> = m.into_values().collect();
-                v.sort_unstable_by_key(|s| s.bucket);
-                v
-            })
-            .collect();
+        for (user, stalled) in stalls.into_iter().enumerate() {
+            if !stalled.is_empty() {
+                let moved = std::mem::take(&mut segs.by_user[user]);
+                segs.by_user[user] = merge_stalls(moved, stalled);
+            }
+        }
 
-        let rows = sqlx::query("SELECT username, day, ip FROM ip_days WHERE segmentation_id = $1")
-            .bind(id)
-            .fetch_all(&self.pool)
-            .await?;
-        for r in rows {
-            let name: String = r.try_get(0)?;
-            let user = segs.users.intern(&name);
+        let mut rows =
+            sqlx::query("SELECT username, day, ip FROM ip_days WHERE segmentation_id = $1")
+                .bind(id)
+                .fetch(&self.pool);
+        while let Some(r) = rows.try_next().await? {
+            let user = user_of(&mut segs, r.try_get(0)?) as UserId;
             let day: i64 = r.try_get(1)?;
-            let ip = segs.ips.intern(&r.try_get::<String, _>(2)?);
+            let ip = segs.ips.intern(r.try_get::<&str, _>(2)?);
             segs.ip_days.push(IpDay { user, day, ip });
         }
-        let rows =
-            sqlx::query("SELECT username, game, day FROM game_days WHERE segmentation_id = $1")
-                .bind(id)
-                .fetch_all(&self.pool)
-                .await?;
-        for r in rows {
-            let name: String = r.try_get(0)?;
-            let user = segs.users.intern(&name);
-            let game = segs.games.intern(&r.try_get::<String, _>(1)?);
-            let day: i64 = r.try_get(2)?;
-            segs.game_days.push(GameDay { user, game, day });
+        drop(rows);
+        let mut rows = sqlx::query(
+            "SELECT username, game, first_day, last_day FROM game_days WHERE segmentation_id = $1",
+        )
+        .bind(id)
+        .fetch(&self.pool);
+        while let Some(r) = rows.try_next().await? {
+            let user = user_of(&mut segs, r.try_get(0)?) as UserId;
+            let game = segs.games.intern(r.try_get::<&str, _>(1)?);
+            segs.game_days.push(GameDays {
+                user,
+                game,
+                first_day: r.try_get(2)?,
+                last_day: r.try_get(3)?,
+            });
         }
-        // Users seen only in ip_days or game_days have no segments.
-        segs.by_user.resize(segs.users.len(), Vec::new());
+        drop(rows);
         segs.ip_days.sort_unstable();
         segs.game_days.sort_unstable();
         Ok(Some(StoredSegmentation {
@@ -794,6 +793,27 @@ fn stall_runs(segs: &[Segment], bs: i64) -> Vec<(Epoch, Epoch, Option<IpId>)> {
     runs
 }
 
+/// One user's moved buckets (sorted) and stalled buckets (sorted) as one
+/// sorted list; a bucket in both is moved and stalled.
+fn merge_stalls(moved: Vec<Segment>, stalled: Vec<(Epoch, Option<IpId>)>) -> Vec<Segment> {
+    let mut out = Vec::with_capacity(moved.len() + stalled.len());
+    let mut moved = moved.into_iter().peekable();
+    for (bucket, ip) in stalled {
+        while let Some(m) = moved.next_if(|m| m.bucket < bucket) {
+            out.push(m);
+        }
+        let mut seg = moved.next_if(|m| m.bucket == bucket).unwrap_or(Segment {
+            bucket,
+            ..Segment::default()
+        });
+        seg.stalled = true;
+        seg.stall_ip = ip;
+        out.push(seg);
+    }
+    out.extend(moved);
+    out
+}
+
 fn season_of_row(r: &sqlx::any::AnyRow) -> Result<Season> {
     let number: i64 = r.try_get(0)?;
     Ok(Season {
@@ -870,6 +890,26 @@ pub struct IngestBatch<'s> {
 impl IngestBatch<'_> {
     /// Stores moves not stored before; returns how many were new.
     pub async fn insert(&mut self, moves: &[NewMove]) -> Result<u64> {
+        let games: Vec<&str> = moves
+            .iter()
+            .map(|m| m.mv.game.as_str())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        for chunk in games.chunks(BATCH_ROWS) {
+            let sql = insert_sql(
+                self.backend,
+                "games (name)",
+                1,
+                chunk.len(),
+                " ON CONFLICT (name) DO NOTHING",
+            );
+            let mut q = sqlx::query(&sql);
+            for g in chunk {
+                q = q.bind(g.to_string());
+            }
+            q.execute(&mut *self.tx).await?;
+        }
         let mut new = 0;
         for chunk in moves.chunks(BATCH_ROWS) {
             let sql = insert_sql(

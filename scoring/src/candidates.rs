@@ -1,6 +1,6 @@
 //! Participants and candidate pairs (SPEC section 3).
 
-use crate::day_in_season;
+use crate::{day_in_season, days_in_season};
 use schema::{Season, SeasonError, Segments, UserId};
 use std::collections::HashMap;
 
@@ -17,7 +17,9 @@ pub fn participants(segments: &Segments, season: &Season) -> Result<Vec<UserId>,
     let mut users: Vec<UserId> = segments
         .game_days
         .iter()
-        .filter(|gd| matching[gd.game as usize] && day_in_season(gd.day, season))
+        .filter(|gd| {
+            matching[gd.game as usize] && days_in_season(gd.first_day, gd.last_day, season)
+        })
         .map(|gd| gd.user)
         .collect();
     users.sort_unstable();

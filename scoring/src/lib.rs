@@ -54,8 +54,13 @@ pub fn in_season<'s>(segs: &'s [Segment], season: &Season) -> &'s [Segment] {
 
 /// Whether any second of UTC day `day` lies in the season.
 pub(crate) fn day_in_season(day: i64, season: &Season) -> bool {
-    let start: Epoch = day * schema::SECONDS_PER_DAY;
-    let end = start + schema::SECONDS_PER_DAY;
+    days_in_season(day, day, season)
+}
+
+/// Whether any second of the UTC days `first..=last` lies in the season.
+pub fn days_in_season(first: i64, last: i64, season: &Season) -> bool {
+    let start: Epoch = first * schema::SECONDS_PER_DAY;
+    let end = (last + 1) * schema::SECONDS_PER_DAY;
     season.from.is_none_or(|f| end > f) && season.to.is_none_or(|t| start < t)
 }
 

@@ -9,7 +9,7 @@ use crate::pipeline::{self, bucket_seconds, rethreshold};
 use anyhow::Result;
 use schema::season::seasons_in_game_names;
 use schema::store::{Store, StoredScan};
-use schema::{ScanParams, ScanResult, Season, Segments, SECONDS_PER_DAY};
+use schema::{ScanParams, ScanResult, Season, Segments};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// What a tick does.
@@ -255,15 +255,21 @@ async fn scan_season(
 /// newest move, not the clock, so that a replayed old log has a current
 /// season too.
 pub async fn active_seasons(store: &Store, segments: &Segments, days: u32) -> Result<Vec<u32>> {
-    let Some(newest) = segments.game_days.iter().map(|d| d.day).max() else {
+    let Some(newest) = segments.game_days.iter().map(|d| d.last_day).max() else {
         return Ok(Vec::new());
     };
     let first = newest - days as i64 + 1;
-    let recent: Vec<(&str, i64)> = segments
+    let recent: Vec<(&str, i64, i64)> = segments
         .game_days
         .iter()
-        .filter(|d| d.day >= first)
-        .map(|d| (segments.games.name(d.game), d.day))
+        .filter(|d| d.last_day >= first)
+        .map(|d| {
+            (
+                segments.games.name(d.game),
+                d.first_day.max(first),
+                d.last_day,
+            )
+        })
         .collect();
     let mut candidates: BTreeMap<u32, Season> = store
         .seasons()
@@ -277,11 +283,8 @@ pub async fn active_seasons(store: &Store, segments: &Segments, days: u32) -> Re
     let mut active = Vec::new();
     for (n, season) in candidates {
         let re = season.games_regex()?;
-        let hit = recent.iter().any(|&(game, day)| {
-            let (lo, hi) = (day * SECONDS_PER_DAY, (day + 1) * SECONDS_PER_DAY);
-            re.is_match(game)
-                && season.from.is_none_or(|f| f < hi)
-                && season.to.is_none_or(|t| t > lo)
+        let hit = recent.iter().any(|&(game, first, last)| {
+            re.is_match(game) && scoring::days_in_season(first, last, &season)
         });
         if hit {
             active.push(n);

@@ -39,7 +39,8 @@ pub fn postgres_admin_url() -> String {
     })
 }
 
-fn block_on<F: std::future::Future>(f: F) -> F::Output {
+/// Runs a future to completion on a small runtime of its own.
+pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -23,6 +23,12 @@ CREATE TABLE store_state (
 );
 INSERT INTO store_state (key, value) VALUES ('moves_generation', '0');
 
+-- Every game name seen, kept by ingest, so seasons are inferred without
+-- reading every move.
+CREATE TABLE games (
+    name TEXT PRIMARY KEY
+);
+
 CREATE TABLE seasons (
     number  INTEGER PRIMARY KEY,
     from_ts BIGINT,
@@ -63,7 +69,7 @@ CREATE TABLE segment_stalls (
 CREATE INDEX segment_stalls_by_user ON segment_stalls (segmentation_id, username, first_bucket);
 
 -- Who moved from which IP on which UTC day (candidate pairs) and who played
--- which game on which day (season participants).
+-- which game on which days, as runs of consecutive days (season participants).
 CREATE TABLE ip_days (
     segmentation_id INTEGER NOT NULL REFERENCES segmentations (id) ON DELETE CASCADE,
     username        TEXT    NOT NULL,
@@ -74,7 +80,8 @@ CREATE TABLE game_days (
     segmentation_id INTEGER NOT NULL REFERENCES segmentations (id) ON DELETE CASCADE,
     username        TEXT    NOT NULL,
     game            TEXT    NOT NULL,
-    day             BIGINT  NOT NULL
+    first_day       BIGINT  NOT NULL,
+    last_day        BIGINT  NOT NULL
 );
 
 -- A scan: one season scored with its parameters, written in one transaction.
