@@ -5,7 +5,7 @@ use anyhow::{anyhow, bail, Result};
 use ingest::{open_log, LogLine, ReadError, Segmenter};
 use schema::season::seasons_in_game_names;
 use schema::store::{NewMove, Store, StoredScan};
-use schema::{Move, ScanParams, ScanResult, Season, Segments, DEFAULT_BUCKET_SECONDS};
+use schema::{Move, Names, ScanParams, ScanResult, Season, Segments, DEFAULT_BUCKET_SECONDS};
 use std::collections::HashMap;
 
 /// Moves handed to the store per insert call.
@@ -318,52 +318,91 @@ pub fn rethreshold(result: &mut ScanResult, threshold: f64) {
 }
 
 /// Reads logs straight into segments, storing nothing: `detect report
-/// --input`. Sorts by time (stably) unless `reference_order`. Names are
-/// interned as they are read, so each move held for sorting takes 24 bytes.
+/// --input`. Sorts by time (stably) unless `reference_order`.
+///
+/// Reading and segmenting overlap: a reader thread parses lines and interns
+/// names into 24-byte moves, sent in chunks; this thread segments them as
+/// they come. Moves are also kept, so that a log found out of time order is
+/// sorted and segmented again at the end.
 pub fn segments_from_files(
     files: &[String],
     bucket_seconds: i64,
     reference_order: bool,
 ) -> Result<Segments> {
+    #[derive(Clone, Copy)]
     struct Compact {
         timestamp: i64,
         user: u32,
         game: u32,
         ip: u32,
     }
-    let mut seg = Segmenter::new(bucket_seconds);
-    let mut moves: Vec<Compact> = Vec::new();
-    let mut sorted = true;
-    for path in files {
-        let mut reader = open_log(path)?;
-        let bar = spinner(format!("reading {}", reader.file()));
-        let mut i = 0u64;
-        while let Some(line) = reader.next_ref() {
-            i += 1;
-            if i.is_multiple_of(65_536) {
-                bar.set_position(i);
-            }
-            if let (_, Some(m)) = line? {
-                if moves.last().is_some_and(|l| l.timestamp > m.timestamp) {
-                    sorted = false;
+    const CHUNK: usize = 16_384;
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Compact>>(8);
+    let files = files.to_vec();
+    let reader = std::thread::spawn(move || -> Result<(Names, Names, Names)> {
+        let (mut users, mut games, mut ips) =
+            (Names::default(), Names::default(), Names::default());
+        for path in &files {
+            let mut reader = open_log(path)?;
+            let bar = spinner(format!("reading {}", reader.file()));
+            let mut chunk = Vec::with_capacity(CHUNK);
+            let mut lines = 0u64;
+            while let Some(line) = reader.next_ref() {
+                if let (_, Some(m)) = line? {
+                    chunk.push(Compact {
+                        timestamp: m.timestamp,
+                        user: users.intern(&m.username),
+                        game: games.intern(&m.game),
+                        ip: ips.intern(&m.ip),
+                    });
+                    if chunk.len() == CHUNK {
+                        lines += CHUNK as u64;
+                        bar.set_position(lines);
+                        if tx
+                            .send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)))
+                            .is_err()
+                        {
+                            bail!("the segmenter stopped");
+                        }
+                    }
                 }
-                moves.push(Compact {
-                    timestamp: m.timestamp,
-                    user: seg.user_id(&m.username),
-                    game: seg.game_id(&m.game),
-                    ip: seg.ip_id(&m.ip),
-                });
+            }
+            bar.finish_and_clear();
+            if !chunk.is_empty() && tx.send(chunk).is_err() {
+                bail!("the segmenter stopped");
             }
         }
-        bar.finish_and_clear();
+        Ok((users, games, ips))
+    });
+
+    let mut seg = Segmenter::new(bucket_seconds);
+    let mut moves: Vec<Compact> = Vec::new();
+    let mut in_order = true;
+    for chunk in rx {
+        for m in &chunk {
+            if moves
+                .last()
+                .is_some_and(|l: &Compact| l.timestamp > m.timestamp)
+            {
+                in_order = false;
+            }
+            if in_order || reference_order {
+                seg.push_ids(m.user, m.game, m.timestamp, m.ip);
+            }
+            moves.push(*m);
+        }
     }
-    if !sorted && !reference_order {
+    let (users, games, ips) = reader
+        .join()
+        .map_err(|_| anyhow!("the log reader panicked"))??;
+    if !in_order && !reference_order {
         moves.sort_by_key(|m| m.timestamp);
+        seg = Segmenter::new(bucket_seconds);
+        for m in &moves {
+            seg.push_ids(m.user, m.game, m.timestamp, m.ip);
+        }
     }
-    for m in &moves {
-        seg.push_ids(m.user, m.game, m.timestamp, m.ip);
-    }
-    Ok(seg.finish())
+    Ok(seg.finish_with_names(users, games, ips))
 }
 
 /// The default bucket size, in minutes.

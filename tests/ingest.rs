@@ -241,3 +241,54 @@ fn an_unreachable_store_is_one_clear_sentence() {
         "slow to fail"
     );
 }
+
+#[test]
+fn report_input_names_a_bad_line_and_reads_unsorted_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.jsonl");
+    let lines: Vec<&str> = LOG.lines().collect();
+    std::fs::write(&bad, format!("{}\n{{\"username\": \"x\"\n", lines[0])).unwrap();
+    let db = dir.path().join("unused.db");
+    let out = run_in(
+        dir.path(),
+        db.to_str().unwrap(),
+        &["report", "--input", bad.to_str().unwrap()],
+        None,
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.jsonl, line 2: bad JSON"), "{err}");
+
+    // The same moves in reverse order give the same report: --input sorts.
+    let sorted = dir.path().join("sorted.jsonl");
+    let reversed = dir.path().join("reversed.jsonl");
+    std::fs::write(&sorted, LOG).unwrap();
+    let mut rev = lines.clone();
+    rev.reverse();
+    std::fs::write(&reversed, rev.join("\n") + "\n").unwrap();
+    let csv = |f: &std::path::Path| {
+        let out = run_in(
+            dir.path(),
+            db.to_str().unwrap(),
+            &[
+                "report",
+                "--input",
+                f.to_str().unwrap(),
+                "--season",
+                "7",
+                "--format",
+                "csv",
+                "--all",
+            ],
+            None,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(csv(&sorted), csv(&reversed));
+    assert!(!db.exists());
+}

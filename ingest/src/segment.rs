@@ -93,8 +93,16 @@ impl Segmenter {
         self.push(&m.username, &m.game, m.timestamp, &m.ip);
     }
 
-    /// Takes the next move, by ids from this segmenter.
+    /// Takes the next move, by ids: from this segmenter's `*_id` methods, or
+    /// from tables of names the caller keeps and hands to
+    /// [`Segmenter::finish_with_names`].
     pub fn push_ids(&mut self, user: UserId, game: u32, timestamp: Epoch, ip: IpId) {
+        if user as usize >= self.segs.len() {
+            self.segs.resize_with(user as usize + 1, Vec::new);
+        }
+        if game as usize >= self.last_bucket.len() {
+            self.last_bucket.resize(game as usize + 1, None);
+        }
         let bs = self.bucket_seconds;
         let b = bucket_of(timestamp, bs);
         let last = self.last_bucket[game as usize];
@@ -153,8 +161,18 @@ impl Segmenter {
 
     /// Gives each stall the IP of the user's next move (the first IP of the
     /// nearest later bucket with moves) and hands over the segments.
-    pub fn finish(self) -> Segments {
+    pub fn finish(mut self) -> Segments {
+        let users = std::mem::take(&mut self.users);
+        let games = std::mem::take(&mut self.games);
+        let ips = std::mem::take(&mut self.ips);
+        self.finish_with_names(users, games, ips)
+    }
+
+    /// [`Segmenter::finish`] for moves pushed by ids from the caller's own
+    /// tables of names.
+    pub fn finish_with_names(self, users: Names, games: Names, ips: Names) -> Segments {
         let mut by_user = self.segs;
+        by_user.resize_with(users.len().max(by_user.len()), Vec::new);
         for segs in &mut by_user {
             let mut next_ip = None;
             for seg in segs.iter_mut().rev() {
@@ -171,11 +189,11 @@ impl Segmenter {
         let game_days = GameDays::merge(self.game_days);
         Segments {
             bucket_seconds: self.bucket_seconds,
-            users: self.users,
-            ips: self.ips,
+            users,
+            ips,
             by_user,
             ip_days,
-            games: self.games,
+            games,
             game_days,
         }
     }
