@@ -164,12 +164,7 @@ fn report_on_an_inferred_season_needs_no_setup() {
     let log = write(&db, "log.jsonl", LOG.as_bytes());
     // The default store: detect.db in the current directory.
     let run = |args: &[&str]| {
-        let out = std::process::Command::new(BIN)
-            .current_dir(db.dir.path())
-            .args(args)
-            .env_remove("DETECT_DATABASE_URL")
-            .output()
-            .unwrap();
+        let out = run_default_store(db.dir.path(), args);
         assert!(
             out.status.success(),
             "{}",
@@ -205,11 +200,7 @@ fn report_on_an_inferred_season_needs_no_setup() {
         "{csv}"
     );
 
-    let out = std::process::Command::new(BIN)
-        .current_dir(db.dir.path())
-        .args(["report", "--season", "8"])
-        .output()
-        .unwrap();
+    let out = run_default_store(db.dir.path(), &["report", "--season", "8"]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("season 8 is not defined"), "{err}");

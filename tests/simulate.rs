@@ -77,12 +77,7 @@ fn simulate_ingest_and_eval() {
 fn demo_runs_end_to_end() {
     let dir = tempfile::tempdir().unwrap();
     let demo = dir.path().join("demo");
-    let out = std::process::Command::new(BIN)
-        .current_dir(dir.path())
-        .args(["demo", "--dir", demo.to_str().unwrap()])
-        .env_remove("DETECT_DATABASE_URL")
-        .output()
-        .unwrap();
+    let out = run_default_store(dir.path(), &["demo", "--dir", demo.to_str().unwrap()]);
     assert!(
         out.status.success(),
         "{}",

@@ -152,6 +152,19 @@ pub fn run_in(dir: &Path, db: &str, args: &[&str], stdin: Option<&[u8]>) -> Outp
     child.wait_with_output().expect("wait for detect")
 }
 
+/// Runs `detect ARGS...` in `dir` with no `--db` and no
+/// DETECT_DATABASE_URL: the default store, `detect.db` in `dir`.
+pub fn run_default_store(dir: &Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .current_dir(dir)
+        .args(args)
+        .env_remove("DETECT_DATABASE_URL")
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run detect")
+}
+
 /// The golden data folder beside the repository.
 pub fn golden_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/golden");
