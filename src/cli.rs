@@ -132,11 +132,21 @@ pub struct ScanArgs {
     pub scan: ScanOptions,
 }
 
+/// How a report is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Text,
     Json,
     Csv,
+    /// The HTML page (its pictures come with --out DIR).
+    Html,
+}
+
+/// How an evaluation is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EvalFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Args)]
@@ -243,8 +253,8 @@ pub struct EvalArgs {
     /// The simulator's truth.json.
     #[arg(long)]
     pub truth: PathBuf,
-    #[arg(long, value_enum, default_value_t = Format::Text)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = EvalFormat::Text)]
+    pub format: EvalFormat,
     #[command(flatten)]
     pub scan: ScanOptions,
 }

@@ -152,6 +152,16 @@ pub fn write_json(
     Ok(())
 }
 
+/// Where a scan came from, in a line: `scan #3 of 2026-05-01 10:00:00 UTC;
+/// games ^4pLeague_S7_, all time`.
+pub fn describe_scan(season: &Season, info: &ScanInfo) -> String {
+    let when = match (info.scan_id, info.created_at) {
+        (Some(id), Some(at)) => format!("scan #{id} of {} UTC", format_utc(at)),
+        _ => "scanned in memory".to_owned(),
+    };
+    format!("{when}; {}", describe(season))
+}
+
 pub fn write_text(
     mut out: impl Write,
     season: &Season,

@@ -93,6 +93,12 @@ fn report_out_writes_escaped_pictures_and_page() {
             "legend lacks {name}: {all:?}"
         );
     }
+    // --format html prints the same page, without pictures, to stdout.
+    let printed = db.ok(&["report", "--season", "3", "--format", "html"]);
+    let doc = roxmltree::Document::parse_with_options(&printed, opts).expect("well-formed page");
+    assert_no_script(&doc, "--format html");
+    assert!(printed.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+
     // No raw IP address anywhere without --show-ips.
     for file in ["index.html", "clique-1.svg", "clique-2.svg"] {
         let text = std::fs::read_to_string(out.join(file)).unwrap();

@@ -79,6 +79,17 @@ fn print_report(
             writeln!(out)?;
         }
         Format::Csv => report::write_csv(&mut out, result, all)?,
+        Format::Html => {
+            let page = viz::ReportPage {
+                title: format!("detect: season {}", season.number),
+                season: season.number,
+                result,
+                clique_svgs: Vec::new(),
+                distribution_svg: None,
+                generated_note: report::describe_scan(season, info),
+            };
+            out.write_all(viz::report_html(&page).as_bytes())?;
+        }
     }
     out.flush()?;
     Ok(())

@@ -2,7 +2,7 @@
 //! with ground truth, the measured accuracy of a scan, and the one-command
 //! tour of the product.
 
-use crate::cli::{DemoArgs, EvalArgs, Format, SimulateArgs};
+use crate::cli::{DemoArgs, EvalArgs, EvalFormat, SimulateArgs};
 use crate::pipeline::{self, scan_params, DEFAULT_BUCKET_MINUTES};
 use anyhow::{Context, Result};
 use std::io::{BufWriter, Write};
@@ -66,8 +66,8 @@ pub async fn run_eval(db: &str, args: EvalArgs) -> Result<()> {
     store.close().await;
     let evaluation = sim::evaluate(&scan.result.pairs, &truth, params.threshold);
     match args.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&evaluation)?),
-        Format::Text | Format::Csv => print!("{evaluation}"),
+        EvalFormat::Json => println!("{}", serde_json::to_string_pretty(&evaluation)?),
+        EvalFormat::Text => print!("{evaluation}"),
     }
     Ok(())
 }
