@@ -204,6 +204,8 @@ struct JsonMove<'a> {
 #[serde(untagged)]
 enum JsonTime<'a> {
     Epoch(i64),
+    /// Epoch seconds with a fraction, floored to the second.
+    Fractional(f64),
     Text(#[serde(borrow)] Cow<'a, str>),
 }
 
@@ -232,9 +234,23 @@ impl MoveRef<'_> {
 pub type LineRef<'a> = Option<MoveRef<'a>>;
 
 fn json_line(text: &str) -> Result<LineRef<'_>, String> {
-    let rec: JsonMove = serde_json::from_str(text).map_err(|e| format!("bad JSON: {e}"))?;
+    if !text.starts_with('{') {
+        return Err("bad JSON: a line must be one JSON object, {...}".to_owned());
+    }
+    let rec: JsonMove = serde_json::from_str(text).map_err(|e| {
+        if e.to_string().contains("JsonTime") {
+            format!(
+                "bad time at column {}: it must be text or epoch seconds",
+                e.column()
+            )
+        } else {
+            format!("bad JSON: {e}")
+        }
+    })?;
     let time = match rec.timestamp_utc.or(rec.timestamp) {
         Some(JsonTime::Epoch(t)) => t,
+        Some(JsonTime::Fractional(t)) if t.is_finite() => t.floor() as i64,
+        Some(JsonTime::Fractional(t)) => return Err(format!("bad time {t}")),
         Some(JsonTime::Text(s)) => parse_time(&s)?,
         None => return Err("no `timestamp_utc` or `timestamp` field".to_owned()),
     };
@@ -388,6 +404,20 @@ mod tests {
                 (5, LogLine::Skipped),
             ]
         );
+    }
+
+    #[test]
+    fn odd_json_values_get_clear_errors() {
+        let log = b"{\"username\": \"a\", \"timestamp\": 1430670540.7, \"ip\": \"1\"}\n[1, 2]\n{\"username\": \"a\", \"timestamp\": true, \"ip\": \"1\"}\n";
+        let lines = read_all("odd.jsonl", log);
+        assert_eq!(
+            lines[0].clone().unwrap(),
+            (1, mv("a", "", 1_430_670_540, "1"))
+        );
+        let e = lines[1].clone().unwrap_err();
+        assert!(e.message.contains("must be one JSON object"), "{e}");
+        let e = lines[2].clone().unwrap_err();
+        assert!(e.message.contains("must be text or epoch seconds"), "{e}");
     }
 
     #[test]

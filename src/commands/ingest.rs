@@ -17,7 +17,8 @@ pub async fn run(db: &str, args: IngestArgs) -> Result<()> {
             }
         }
     }
-    // Cut the segments now, so reports start from them.
+    // Cut the segments now, so reports start from them (also after a
+    // failure: the files before it are stored).
     let segments = pipeline::segments(
         &store,
         bucket_seconds(args.bucket_minutes),
@@ -30,19 +31,21 @@ pub async fn run(db: &str, args: IngestArgs) -> Result<()> {
         .map(|s| s.iter().filter(|g| g.stalled).count())
         .sum();
     let total: usize = segments.by_user.iter().map(Vec::len).sum();
-    println!(
-        "store: {} moves, {} users, {} segments ({} with stalls), {}-minute buckets{}",
-        store.move_count().await?,
-        segments.users.len(),
-        total,
-        stalls,
-        args.bucket_minutes,
-        if args.reference_order {
-            ", reference (file) order"
-        } else {
-            ""
-        }
-    );
+    if failed.is_none() {
+        println!(
+            "store: {} moves, {} users, {} segments ({} with stalls), {}-minute buckets{}",
+            store.move_count().await?,
+            segments.users.len(),
+            total,
+            stalls,
+            args.bucket_minutes,
+            if args.reference_order {
+                ", reference (file) order"
+            } else {
+                ""
+            }
+        );
+    }
     store.close().await;
     match failed {
         Some(e) => Err(e),
