@@ -247,6 +247,11 @@ fn json_line(text: &str) -> Result<LineRef<'_>, String> {
             format!("bad JSON: {e}")
         }
     })?;
+    // As in the reference, a record without username or IP is dropped
+    // before its time is read.
+    let (Some(username), Some(ip)) = (rec.username, rec.ip) else {
+        return Ok(None);
+    };
     let time = match rec.timestamp_utc.or(rec.timestamp) {
         Some(JsonTime::Epoch(t)) => t,
         Some(JsonTime::Fractional(t)) if t.is_finite() => t.floor() as i64,
@@ -254,26 +259,23 @@ fn json_line(text: &str) -> Result<LineRef<'_>, String> {
         Some(JsonTime::Text(s)) => parse_time(&s)?,
         None => return Err("no `timestamp_utc` or `timestamp` field".to_owned()),
     };
-    Ok(match (rec.username, rec.ip) {
-        (Some(username), Some(ip)) => Some(MoveRef {
-            username,
-            game: rec.game.unwrap_or_default(),
-            timestamp: time,
-            ip,
-        }),
-        _ => None,
-    })
+    Ok(Some(MoveRef {
+        username,
+        game: rec.game.unwrap_or_default(),
+        timestamp: time,
+        ip,
+    }))
 }
 
 /// An empty `username` or `ip` field in CSV means the value is absent: the
 /// record is skipped, as a JSON record with `null` would be.
 fn csv_line<'r>(record: &'r csv::StringRecord, c: &CsvColumns) -> Result<LineRef<'r>, String> {
     let field = |i: usize| record.get(i).unwrap_or("");
-    let time = parse_time(field(c.timestamp))?;
     let (username, ip) = (field(c.username), field(c.ip));
     if username.is_empty() || ip.is_empty() {
         return Ok(None);
     }
+    let time = parse_time(field(c.timestamp))?;
     Ok(Some(MoveRef {
         username: Cow::Borrowed(username),
         game: Cow::Borrowed(c.game.map(field).unwrap_or("")),
@@ -390,6 +392,7 @@ mod tests {
 
 {"username": null, "game": "g", "timestamp": "2015-05-03T18:29:00+02:00", "ip": "1"}
 {"username": "c", "game": "g", "timestamp": "2015-05-03T16:29:00Z"}
+{"ip": "1", "timestamp": "no time at all"}
 "#;
         let lines: Vec<_> = read_all("log", log)
             .into_iter()
@@ -402,6 +405,7 @@ mod tests {
                 (2, mv("b", "", 1_430_670_540, "x")),
                 (4, LogLine::Skipped),
                 (5, LogLine::Skipped),
+                (6, LogLine::Skipped),
             ]
         );
     }
