@@ -11,7 +11,7 @@ use std::path::PathBuf;
 pub struct Cli {
     /// The store: an SQLite file (`detect.db`, `sqlite://path`) or a
     /// PostgreSQL URL (`postgres://user:pass@host/db`).
-    #[arg(long, global = true, env = "DETECT_DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
+    #[arg(long, global = true, env = "DETECT_DATABASE_URL", hide_env_values = true, default_value = DEFAULT_DATABASE_URL)]
     pub db: String,
 
     /// More log output on standard error (-v info, -vv debug); RUST_LOG
