@@ -661,6 +661,43 @@ impl Store {
         Ok(id)
     }
 
+    /// Deletes all but the `keep` most recent scans of a season, in one
+    /// transaction; returns how many were deleted.
+    pub async fn prune_scans(&self, season: u32, keep: u32) -> Result<u64> {
+        let mut tx = self.pool.begin().await?;
+        let old: Vec<i64> = sqlx::query("SELECT id FROM scans WHERE season = $1 ORDER BY id DESC")
+            .bind(season as i64)
+            .fetch_all(&mut *tx)
+            .await?
+            .iter()
+            .skip(keep as usize)
+            .map(|r| r.try_get(0))
+            .collect::<Result<_, _>>()?;
+        for &id in &old {
+            for table in ["scan_pairs", "scan_cliques"] {
+                sqlx::query(&format!("DELETE FROM {table} WHERE scan_id = $1"))
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            sqlx::query("DELETE FROM scans WHERE id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(old.len() as u64)
+    }
+
+    /// The number of stored scans of a season.
+    pub async fn scan_count(&self, season: u32) -> Result<i64> {
+        Ok(sqlx::query("SELECT COUNT(*) FROM scans WHERE season = $1")
+            .bind(season as i64)
+            .fetch_one(&self.pool)
+            .await?
+            .try_get(0)?)
+    }
+
     /// The most recent scan of a season, with every pair.
     pub async fn latest_scan(&self, season: u32) -> Result<Option<StoredScan>> {
         let Some(row) = sqlx::query(

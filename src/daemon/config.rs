@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 
 /// The default of `current_days`.
 pub const DEFAULT_CURRENT_DAYS: u32 = 14;
+/// The default of `keep_scans`.
+pub const DEFAULT_KEEP_SCANS: u32 = 10;
 /// The default of `report_dir`.
 pub const DEFAULT_REPORT_DIR: &str = "reports";
 
@@ -28,6 +30,7 @@ struct RawConfig {
     report_dir: Option<PathBuf>,
     seasons: Option<Seasons>,
     current_days: Option<u32>,
+    keep_scans: Option<u32>,
     schedule: Option<RawSchedule>,
     #[serde(default, rename = "source")]
     sources: Vec<RawSource>,
@@ -158,6 +161,9 @@ pub struct Config {
     pub report_dir: PathBuf,
     pub seasons: Seasons,
     pub current_days: u32,
+    /// How many scans of each season the store keeps (older ones are
+    /// deleted after a new scan).
+    pub keep_scans: u32,
     /// Cron expressions (with a seconds field), UTC.
     pub ingest_schedule: Option<String>,
     pub scan_schedule: Option<String>,
@@ -249,6 +255,10 @@ impl Config {
         if current_days == 0 {
             return Err(fail("current_days must be at least 1".into()));
         }
+        let keep_scans = raw.keep_scans.unwrap_or(DEFAULT_KEEP_SCANS);
+        if keep_scans == 0 {
+            return Err(fail("keep_scans must be at least 1".into()));
+        }
         if let Some(db) = &raw.database {
             if db.trim().is_empty() {
                 return Err(fail("database is empty".into()));
@@ -299,6 +309,7 @@ impl Config {
                 .unwrap_or_else(|| PathBuf::from(DEFAULT_REPORT_DIR)),
             seasons,
             current_days,
+            keep_scans,
             ingest_schedule,
             scan_schedule,
             sources,
@@ -446,7 +457,10 @@ mod tests {
         assert_eq!(c.threshold, 0.9);
         assert_eq!(c.seasons, Seasons::Current);
         assert_eq!(c.current_days, 14);
+        assert_eq!(c.keep_scans, 10);
         assert_eq!(c.report_dir, PathBuf::from("reports"));
+        assert_eq!(parse("keep_scans = 3").unwrap().keep_scans, 3);
+        assert!(err("keep_scans = 0").contains("keep_scans must be at least 1"));
         assert!(c.sources.is_empty() && c.database.is_none());
         assert!(require_schedule(&c).is_err());
         assert_eq!(store_url(&c, "sqlite://x.db"), "sqlite://x.db");

@@ -213,6 +213,10 @@ async fn scan_season(
             let id = store
                 .save_scan(&season, &result, generation, created_at)
                 .await?;
+            let pruned = store.prune_scans(number, ctx.config.keep_scans).await?;
+            if pruned > 0 {
+                tracing::debug!("season {number}: {pruned} older scans deleted");
+            }
             (
                 StoredScan {
                     id,
