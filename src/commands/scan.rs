@@ -204,10 +204,10 @@ fn direction(
         if tally.count > 0 {
             writeln!(
                 out,
-                "  {:>5} x {:<38} {:>+6}",
+                "  {:>5} x {:>+6}  {}",
                 tally.count,
-                cell.describe().replace('A', x).replace('B', y),
-                tally.score
+                tally.score,
+                cell_in_words(cell, x, y)
             )?;
         }
     }
@@ -219,6 +219,15 @@ fn direction(
         )?;
     }
     Ok(())
+}
+
+/// What a cell means for the accounts `x` (the walked one) and `y`.
+fn cell_in_words(cell: Cell, x: &str, y: &str) -> String {
+    match cell {
+        Cell::MovedStalled => format!("windows where {x} moved while {y} kept a game waiting"),
+        Cell::StalledMoved => format!("windows where {x} kept a game waiting while {y} moved"),
+        other => format!("windows where {}", other.describe()),
+    }
 }
 
 /// `2015-05-03 16:30  +22  both moved from the same IP (IP-1), after 12 buckets of joint waiting`
