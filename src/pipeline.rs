@@ -284,7 +284,10 @@ pub async fn current_scan(
     params: &ScanParams,
 ) -> Result<StoredScan> {
     let generation = store.moves_generation().await?;
-    if let Some(mut latest) = store.latest_scan(season.number).await? {
+    if let Some(mut latest) = store
+        .latest_scan_like(season.number, params.bucket_seconds, params.mode)
+        .await?
+    {
         if scan_is_current(&latest, season, params, generation) {
             latest.season = season.clone();
             rethreshold(&mut latest.result, params.threshold);

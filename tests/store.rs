@@ -42,3 +42,36 @@ fn scans_are_pruned_whole_sqlite() {
 fn scans_are_pruned_whole_postgres() {
     scans_are_pruned_whole(Backend::Postgres);
 }
+
+#[test]
+fn a_report_reuses_the_current_scan_of_its_bucket_size() {
+    let db = TestDb::new(Backend::Sqlite);
+    let log = golden_dir().join("random/01/input.jsonl");
+    db.ok(&["ingest", log.to_str().unwrap()]);
+    let count = || {
+        block_on(async {
+            let store = Store::open(&db.url).await.expect("open");
+            let n = store.scan_count(1).await.unwrap();
+            store.close().await;
+            n
+        })
+    };
+    db.ok(&["report", "--season", "1"]);
+    assert_eq!(count(), 1);
+    db.ok(&["report", "--season", "1", "--bucket-minutes", "60"]);
+    assert_eq!(count(), 2);
+    // Back to 30 minutes: the first scan still holds, whatever the threshold.
+    db.ok(&["report", "--season", "1", "--threshold", "0.5"]);
+    db.ok(&["report", "--season", "1", "--bucket-minutes", "60"]);
+    assert_eq!(count(), 2);
+    // New moves make both stale.
+    let more = db.dir.path().join("more.jsonl");
+    std::fs::write(
+        &more,
+        "{\"username\": \"u000\", \"game\": \"4pLeague_S1_X\", \"timestamp_utc\": \"2015-06-01 10:00:00\", \"ip\": \"9.9.9.9\"}\n",
+    )
+    .unwrap();
+    db.ok(&["ingest", more.to_str().unwrap()]);
+    db.ok(&["report", "--season", "1"]);
+    assert_eq!(count(), 3);
+}

@@ -700,14 +700,49 @@ impl Store {
 
     /// The most recent scan of a season, with every pair.
     pub async fn latest_scan(&self, season: u32) -> Result<Option<StoredScan>> {
-        let Some(row) = sqlx::query(
-            "SELECT id, season, season_from, season_to, season_games, threshold, bucket_seconds, mode, \
-             generation, created_at, participants, candidate_pairs FROM scans WHERE season = $1 ORDER BY id DESC LIMIT 1",
-        )
-        .bind(season as i64)
-        .fetch_optional(&self.pool)
-        .await?
-        else {
+        self.latest_scan_where(season, None).await
+    }
+
+    /// The most recent scan of a season with this bucket size and mode.
+    pub async fn latest_scan_like(
+        &self,
+        season: u32,
+        bucket_seconds: i64,
+        mode: Mode,
+    ) -> Result<Option<StoredScan>> {
+        self.latest_scan_where(season, Some((bucket_seconds, mode)))
+            .await
+    }
+
+    async fn latest_scan_where(
+        &self,
+        season: u32,
+        like: Option<(i64, Mode)>,
+    ) -> Result<Option<StoredScan>> {
+        const COLUMNS: &str = "SELECT id, season, season_from, season_to, season_games, threshold, \
+             bucket_seconds, mode, generation, created_at, participants, candidate_pairs FROM scans";
+        let row = match like {
+            None => {
+                sqlx::query(&format!(
+                    "{COLUMNS} WHERE season = $1 ORDER BY id DESC LIMIT 1"
+                ))
+                .bind(season as i64)
+                .fetch_optional(&self.pool)
+                .await?
+            }
+            Some((bucket_seconds, mode)) => {
+                sqlx::query(&format!(
+                    "{COLUMNS} WHERE season = $1 AND bucket_seconds = $2 AND mode = $3 \
+                     ORDER BY id DESC LIMIT 1"
+                ))
+                .bind(season as i64)
+                .bind(bucket_seconds)
+                .bind(mode.as_str())
+                .fetch_optional(&self.pool)
+                .await?
+            }
+        };
+        let Some(row) = row else {
             return Ok(None);
         };
         let id: i64 = row.try_get(0)?;
