@@ -339,6 +339,7 @@ impl Store {
             &mut tx,
             "segment_moves (segmentation_id, username, bucket, ip, move_count, rank)",
             6,
+            "",
             &moved,
             |q, &(user, bucket, ip, count, rank)| {
                 q.bind(id)
@@ -355,6 +356,7 @@ impl Store {
             &mut tx,
             "segment_stalls (segmentation_id, username, first_bucket, last_bucket, ip)",
             5,
+            "",
             &stalls,
             |q, &(user, first, last, ip)| {
                 q.bind(id)
@@ -370,6 +372,7 @@ impl Store {
             &mut tx,
             "ip_days (segmentation_id, username, day, ip)",
             4,
+            "",
             &segments.ip_days,
             |q, d| {
                 q.bind(id)
@@ -384,6 +387,7 @@ impl Store {
             &mut tx,
             "game_days (segmentation_id, username, game, first_day, last_day)",
             5,
+            "",
             &segments.game_days,
             |q, d| {
                 q.bind(id)
@@ -622,6 +626,7 @@ impl Store {
              stalled_moved_count, stalled_moved_score, both_stalled_count, both_stalled_score, \
              max_boost, max_boost_bucket, top_buckets)",
             19,
+            "",
             &rows,
             |mut q, (p, top)| {
                 let e = &p.evidence;
@@ -653,6 +658,7 @@ impl Store {
             &mut tx,
             "scan_cliques (scan_id, clique, username)",
             3,
+            "",
             &members,
             |q, &(k, m)| q.bind(id).bind(k).bind(m.clone()),
         )
@@ -899,19 +905,20 @@ fn season_of_row(r: &sqlx::any::AnyRow) -> Result<Season> {
 
 type AnyQuery<'q> = sqlx::query::Query<'q, Any, sqlx::any::AnyArguments<'q>>;
 
-/// `INSERT INTO {target} VALUES (...), (...)` in batches, binding each row
-/// with `bind`.
+/// `INSERT INTO {target} VALUES (...), (...) {on_conflict}` in batches,
+/// binding each row with `bind`; returns the rows inserted.
 async fn insert_rows<'r, T>(
     backend: Backend,
     tx: &mut Transaction<'_, Any>,
     target: &str,
     columns: usize,
+    on_conflict: &str,
     rows: &'r [T],
     bind: impl for<'q> Fn(AnyQuery<'q>, &'r T) -> AnyQuery<'q>,
 ) -> Result<u64> {
     let mut affected = 0;
     for chunk in rows.chunks(BATCH_ROWS) {
-        let sql = insert_sql(backend, target, columns, chunk.len(), "");
+        let sql = insert_sql(backend, target, columns, chunk.len(), on_conflict);
         let mut q = sqlx::query(&sql);
         for row in chunk {
             q = bind(q, row);
@@ -962,46 +969,34 @@ pub struct IngestBatch<'s> {
 impl IngestBatch<'_> {
     /// Stores moves not stored before; returns how many were new.
     pub async fn insert(&mut self, moves: &[NewMove]) -> Result<u64> {
-        let games: Vec<&str> = moves
-            .iter()
-            .map(|m| m.mv.game.as_str())
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
-        for chunk in games.chunks(BATCH_ROWS) {
-            let sql = insert_sql(
-                self.backend,
-                "games (name)",
-                1,
-                chunk.len(),
-                " ON CONFLICT (name) DO NOTHING",
-            );
-            let mut q = sqlx::query(&sql);
-            for g in chunk {
-                q = q.bind(g.to_string());
-            }
-            q.execute(&mut *self.tx).await?;
-        }
-        let mut new = 0;
-        for chunk in moves.chunks(BATCH_ROWS) {
-            let sql = insert_sql(
-                self.backend,
-                "moves (username, game, ts, ip, occurrence)",
-                5,
-                chunk.len(),
-                " ON CONFLICT (ts, username, game, ip, occurrence) DO NOTHING",
-            );
-            let mut q = sqlx::query(&sql);
-            for m in chunk {
-                q = q
-                    .bind(m.mv.username.clone())
+        let games: BTreeSet<&str> = moves.iter().map(|m| m.mv.game.as_str()).collect();
+        let games: Vec<&str> = games.into_iter().collect();
+        insert_rows(
+            self.backend,
+            &mut self.tx,
+            "games (name)",
+            1,
+            " ON CONFLICT (name) DO NOTHING",
+            &games,
+            |q, g| q.bind(g.to_string()),
+        )
+        .await?;
+        let new = insert_rows(
+            self.backend,
+            &mut self.tx,
+            "moves (username, game, ts, ip, occurrence)",
+            5,
+            " ON CONFLICT (ts, username, game, ip, occurrence) DO NOTHING",
+            moves,
+            |q, m| {
+                q.bind(m.mv.username.clone())
                     .bind(m.mv.game.clone())
                     .bind(m.mv.timestamp)
                     .bind(m.mv.ip.clone())
-                    .bind(m.occurrence as i64);
-            }
-            new += q.execute(&mut *self.tx).await?.rows_affected();
-        }
+                    .bind(m.occurrence as i64)
+            },
+        )
+        .await?;
         self.stored += new;
         Ok(new)
     }
