@@ -101,10 +101,7 @@ fn compare_normalises_rank_and_reports_each_share() {
     )
     .to_string();
     let doc = parse(&svg);
-    let legend: Vec<String> = with_class(&doc, "legend-entry")
-        .filter_map(|e| e.children().find(|c| c.has_tag_name("text")))
-        .filter_map(|t| t.text().map(|s| s.trim().to_owned()))
-        .collect();
+    let legend = chart_legend(&doc);
     // six: 1.0 .. 0.9125 is 8 of 80 at or above 0.9 (0.9 itself is i = 8).
     assert_eq!(
         legend,

@@ -121,10 +121,7 @@ fn charts_escape_titles_and_labels() {
     .to_string();
     assert_no_script(&svg);
     let doc = parse(&svg);
-    let legend: Vec<String> = with_class(&doc, "legend-entry")
-        .filter_map(|e| e.children().find(|c| c.has_tag_name("text")))
-        .filter_map(|t| t.text().map(|s| s.trim().to_owned()))
-        .collect();
+    let legend = chart_legend(&doc);
     assert_eq!(
         legend,
         [

@@ -258,6 +258,14 @@ pub fn with_class<'a, 'i>(
         .filter(move |n| n.is_element() && n.attribute("class") == Some(class))
 }
 
+/// The label of each chart legend entry (its `<text>` child), trimmed.
+pub fn chart_legend(doc: &roxmltree::Document) -> Vec<String> {
+    with_class(doc, "legend-entry")
+        .filter_map(|e| e.children().find(|c| c.has_tag_name("text")))
+        .filter_map(|t| t.text().map(|s| s.trim().to_owned()))
+        .collect()
+}
+
 /// The text of the `<title>` child of `node`.
 pub fn tooltip(node: roxmltree::Node) -> Option<String> {
     node.children()
