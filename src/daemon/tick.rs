@@ -8,7 +8,7 @@ use super::Control;
 use crate::pipeline::{self, bucket_seconds, rethreshold};
 use anyhow::Result;
 use schema::season::seasons_in_game_names;
-use schema::store::{Store, StoredScan};
+use schema::store::Store;
 use schema::{ScanParams, ScanResult, Season, Segments};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -206,27 +206,12 @@ async fn scan_season(
                 *segments = Some(pipeline::segments(store, params.bucket_seconds, None).await?);
             }
             let segs = segments.as_ref().expect("just set");
-            // Scoring is CPU-bound (rayon): keep the runtime's other tasks,
-            // signals among them, running meanwhile.
-            let result = tokio::task::block_in_place(|| scoring::scan(segs, &season, params))?;
-            let created_at = chrono::Utc::now().timestamp();
-            let id = store
-                .save_scan(&season, &result, generation, created_at)
-                .await?;
+            let scan = pipeline::scan_segments(store, &season, params, segs, generation).await?;
             let pruned = store.prune_scans(number, ctx.config.keep_scans).await?;
             if pruned > 0 {
                 tracing::debug!("season {number}: {pruned} older scans deleted");
             }
-            (
-                StoredScan {
-                    id,
-                    season: season.clone(),
-                    generation,
-                    created_at,
-                    result,
-                },
-                true,
-            )
+            (scan, true)
         }
     };
     ctx.control.pause_between_steps().await;
