@@ -1,0 +1,243 @@
+//! The store: the only code in `detect` that speaks SQL.
+//!
+//! One [`Store`] over sqlx's `Any` driver serves both back ends: SQLite (the
+//! embedded default, a file) and PostgreSQL (production). Queries are checked
+//! at run time and written in the SQL both understand, with `$1`-style
+//! parameters. Migrations live in `schema/migrations/{sqlite,postgres}` and
+//! run when a store is opened.
+//!
+//! What is kept:
+//! - **moves**, raw, so a season can be cut again with another bucket size;
+//! - **segmentations**: the segments of all moves for one bucket size, tagged
+//!   with the moves generation they were cut from (stalls as runs);
+//! - **seasons**, **scans** (parameters, every directed pair with its
+//!   evidence, cliques), and the daemon's **source marks**.
+//!
+//! The code is split by table family: [`moves`] (raw moves, games, the
+//! ingest transaction), [`segments`] (segmentations and their runs),
+//! [`seasons`], [`scans`] (scans, their pairs and cliques), [`marks`] (the
+//! daemon's high-water marks); [`sql`] holds the batched insert helper they
+//! share.
+
+mod marks;
+mod moves;
+mod scans;
+mod seasons;
+mod segments;
+mod sql;
+
+pub use moves::IngestBatch;
+
+use crate::model::*;
+use crate::season::Season;
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::AnyPool;
+use std::str::FromStr;
+
+/// The store URL used when none is given: `detect.db` in the current
+/// directory.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://detect.db";
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open the database {url}: {source}")]
+    Open {
+        url: String,
+        #[source]
+        source: sqlx::Error,
+    },
+    #[error("cannot bring the database {url} up to date: {source}")]
+    Migrate {
+        url: String,
+        #[source]
+        source: sqlx::migrate::MigrateError,
+    },
+    #[error("the database URL {0:?} is neither sqlite:// nor postgres://")]
+    UnknownBackend(String),
+    #[error("database error: {0}")]
+    Sql(#[from] sqlx::Error),
+    #[error("the database holds data this version cannot read: {0}")]
+    Corrupt(String),
+}
+
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Which database a store speaks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// Turns what a user typed into a sqlx URL: a bare path is an SQLite file.
+pub fn normalize_url(url: &str) -> String {
+    if url.starts_with("sqlite:")
+        || url.starts_with("postgres://")
+        || url.starts_with("postgresql://")
+    {
+        url.to_owned()
+    } else {
+        format!("sqlite://{url}")
+    }
+}
+
+/// The URL with any password replaced by `***`, for messages and logs.
+pub fn redact_url(url: &str) -> String {
+    if let Some((scheme, rest)) = url.split_once("://") {
+        if let Some((cred, host)) = rest.split_once('@') {
+            if let Some((user, _)) = cred.split_once(':') {
+                return format!("{scheme}://{user}:***@{host}");
+            }
+        }
+    }
+    url.to_owned()
+}
+
+/// A store of moves, segments, seasons and scans.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pub(super) pool: AnyPool,
+    pub(super) backend: Backend,
+    url: String,
+}
+
+/// The segments stored for one bucket size.
+#[derive(Debug, Clone)]
+pub struct StoredSegmentation {
+    pub segments: Segments,
+    pub reference_order: bool,
+    /// The moves generation they were cut from.
+    pub generation: i64,
+}
+
+/// A scan as stored.
+#[derive(Debug, Clone)]
+pub struct StoredScan {
+    pub id: i64,
+    pub season: Season,
+    pub generation: i64,
+    /// UTC epoch seconds.
+    pub created_at: Epoch,
+    pub result: ScanResult,
+}
+
+/// A move as the ingester hands it to the store: `occurrence` numbers
+/// identical records within one file (0 for the first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewMove {
+    pub mv: Move,
+    pub occurrence: u32,
+}
+
+impl Store {
+    /// Opens (creating an SQLite file if needed) and migrates the store.
+    pub async fn open(url: &str) -> Result<Store> {
+        sqlx::any::install_default_drivers();
+        let url = normalize_url(url);
+        let shown = redact_url(&url);
+        let backend = if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else if url.starts_with("postgres") {
+            Backend::Postgres
+        } else {
+            return Err(StoreError::UnknownBackend(shown));
+        };
+        let connect_url = match backend {
+            Backend::Sqlite if !url.contains("mode=") => {
+                let sep = if url.contains('?') { '&' } else { '?' };
+                format!("{url}{sep}mode=rwc")
+            }
+            _ => url.clone(),
+        };
+        let options =
+            AnyConnectOptions::from_str(&connect_url).map_err(|source| StoreError::Open {
+                url: shown.clone(),
+                source,
+            })?;
+        // One plain connection first: a pool that cannot connect only says
+        // it timed out, while this says why (refused, bad password, ...).
+        {
+            use sqlx::{ConnectOptions, Connection};
+            let conn = options.connect().await.map_err(|source| StoreError::Open {
+                url: shown.clone(),
+                source,
+            })?;
+            conn.close().await.ok();
+        }
+        let pool = AnyPoolOptions::new()
+            .max_connections(if backend == Backend::Sqlite { 1 } else { 8 })
+            .acquire_timeout(std::time::Duration::from_secs(10))
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        // A large ingest is one transaction: a page cache of
+                        // 256 MB and statement journals in memory keep it
+                        // from rewriting the same pages on disk.
+                        for pragma in [
+                            "PRAGMA journal_mode = WAL",
+                            "PRAGMA synchronous = NORMAL",
+                            "PRAGMA foreign_keys = ON",
+                            "PRAGMA busy_timeout = 10000",
+                            "PRAGMA cache_size = -262144",
+                            "PRAGMA temp_store = MEMORY",
+                        ] {
+                            sqlx::query(pragma).execute(&mut *conn).await?;
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .connect_with(options)
+            .await
+            .map_err(|source| StoreError::Open {
+                url: shown.clone(),
+                source,
+            })?;
+        let migrator = match backend {
+            Backend::Sqlite => sqlx::migrate!("./migrations/sqlite"),
+            Backend::Postgres => sqlx::migrate!("./migrations/postgres"),
+        };
+        migrator
+            .run(&pool)
+            .await
+            .map_err(|source| StoreError::Migrate {
+                url: shown.clone(),
+                source,
+            })?;
+        tracing::debug!(url = %shown, "store opened");
+        Ok(Store {
+            pool,
+            backend,
+            url: shown,
+        })
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The store's URL, password redacted.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Closes the pool, waiting for connections to finish.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls() {
+        assert_eq!(normalize_url("x.db"), "sqlite://x.db");
+        assert_eq!(normalize_url("sqlite::memory:"), "sqlite::memory:");
+        assert_eq!(
+            redact_url("postgres://me:secret@localhost/db"),
+            "postgres://me:***@localhost/db"
+        );
+    }
+}

@@ -1,0 +1,275 @@
+//! Scans: one season scored with its parameters, every directed pair with
+//! its evidence, and the cliques (`scans`, `scan_pairs`, `scan_cliques`).
+
+use super::sql::insert_rows;
+use super::{Result, Store, StoreError, StoredScan};
+use crate::model::*;
+use crate::season::Season;
+use sqlx::Row;
+
+impl Store {
+    /// Stores a scan (parameters, every pair with its evidence, cliques) in
+    /// one transaction; returns its id.
+    pub async fn save_scan(
+        &self,
+        season: &Season,
+        result: &ScanResult,
+        generation: i64,
+        created_at: Epoch,
+    ) -> Result<i64> {
+        let mut tx = self.pool.begin().await?;
+        let id: i64 = sqlx::query(
+            "INSERT INTO scans (season, season_from, season_to, season_games, threshold, bucket_seconds, mode, \
+             generation, created_at, participants, candidate_pairs) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+        )
+        .bind(season.number as i64)
+        .bind(season.from)
+        .bind(season.to)
+        .bind(season.games.clone())
+        .bind(result.params.threshold)
+        .bind(result.params.bucket_seconds)
+        .bind(result.params.mode.as_str())
+        .bind(generation)
+        .bind(created_at)
+        .bind(result.participants as i64)
+        .bind(result.candidate_pairs as i64)
+        .fetch_one(&mut *tx)
+        .await?
+        .try_get(0)?;
+        let tops: Vec<String> = result
+            .pairs
+            .iter()
+            .map(|p| {
+                serde_json::to_string(&p.evidence.top_buckets).expect("contributions serialize")
+            })
+            .collect();
+        let rows: Vec<(&PairScore, &String)> = result.pairs.iter().zip(&tops).collect();
+        insert_rows(
+            self.backend,
+            &mut tx,
+            "scan_pairs (scan_id, user_a, user_b, similarity, score_sum, score_weight, \
+             same_ip_count, same_ip_score, other_ip_count, other_ip_score, moved_stalled_count, moved_stalled_score, \
+             stalled_moved_count, stalled_moved_score, both_stalled_count, both_stalled_score, \
+             max_boost, max_boost_bucket, top_buckets)",
+            19,
+            "",
+            &rows,
+            |mut q, (p, top)| {
+                let e = &p.evidence;
+                q = q
+                    .bind(id)
+                    .bind(p.user_a.clone())
+                    .bind(p.user_b.clone())
+                    .bind(p.similarity)
+                    .bind(p.sum)
+                    .bind(p.weight);
+                for cell in Cell::ALL {
+                    let t = e.tally(cell);
+                    q = q.bind(t.count as i64).bind(t.score);
+                }
+                q.bind(e.max_boost as i64)
+                    .bind(e.max_boost_bucket)
+                    .bind((*top).clone())
+            },
+        )
+        .await?;
+        let members: Vec<(i64, &String)> = result
+            .cliques
+            .iter()
+            .enumerate()
+            .flat_map(|(k, c)| c.members.iter().map(move |m| (k as i64 + 1, m)))
+            .collect();
+        insert_rows(
+            self.backend,
+            &mut tx,
+            "scan_cliques (scan_id, clique, username)",
+            3,
+            "",
+            &members,
+            |q, &(k, m)| q.bind(id).bind(k).bind(m.clone()),
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(id)
+    }
+
+    /// Deletes all but the `keep` most recent scans of a season, in one
+    /// transaction; returns how many were deleted.
+    pub async fn prune_scans(&self, season: u32, keep: u32) -> Result<u64> {
+        let mut tx = self.pool.begin().await?;
+        let old: Vec<i64> = sqlx::query("SELECT id FROM scans WHERE season = $1 ORDER BY id DESC")
+            .bind(season as i64)
+            .fetch_all(&mut *tx)
+            .await?
+            .iter()
+            .skip(keep as usize)
+            .map(|r| r.try_get(0))
+            .collect::<Result<_, _>>()?;
+        for &id in &old {
+            for table in ["scan_pairs", "scan_cliques"] {
+                sqlx::query(&format!("DELETE FROM {table} WHERE scan_id = $1"))
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            sqlx::query("DELETE FROM scans WHERE id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(old.len() as u64)
+    }
+
+    /// The number of stored scans of a season.
+    pub async fn scan_count(&self, season: u32) -> Result<i64> {
+        Ok(sqlx::query("SELECT COUNT(*) FROM scans WHERE season = $1")
+            .bind(season as i64)
+            .fetch_one(&self.pool)
+            .await?
+            .try_get(0)?)
+    }
+
+    /// The most recent scan of a season, with every pair.
+    pub async fn latest_scan(&self, season: u32) -> Result<Option<StoredScan>> {
+        self.latest_scan_where(season, None).await
+    }
+
+    /// The most recent scan of a season with this bucket size and mode.
+    pub async fn latest_scan_like(
+        &self,
+        season: u32,
+        bucket_seconds: i64,
+        mode: Mode,
+    ) -> Result<Option<StoredScan>> {
+        self.latest_scan_where(season, Some((bucket_seconds, mode)))
+            .await
+    }
+
+    async fn latest_scan_where(
+        &self,
+        season: u32,
+        like: Option<(i64, Mode)>,
+    ) -> Result<Option<StoredScan>> {
+        const COLUMNS: &str = "SELECT id, season, season_from, season_to, season_games, threshold, \
+             bucket_seconds, mode, generation, created_at, participants, candidate_pairs FROM scans";
+        let row = match like {
+            None => {
+                sqlx::query(&format!(
+                    "{COLUMNS} WHERE season = $1 ORDER BY id DESC LIMIT 1"
+                ))
+                .bind(season as i64)
+                .fetch_optional(&self.pool)
+                .await?
+            }
+            Some((bucket_seconds, mode)) => {
+                sqlx::query(&format!(
+                    "{COLUMNS} WHERE season = $1 AND bucket_seconds = $2 AND mode = $3 \
+                     ORDER BY id DESC LIMIT 1"
+                ))
+                .bind(season as i64)
+                .bind(bucket_seconds)
+                .bind(mode.as_str())
+                .fetch_optional(&self.pool)
+                .await?
+            }
+        };
+        let Some(row) = row else {
+            return Ok(None);
+        };
+        let id: i64 = row.try_get(0)?;
+        let number: i64 = row.try_get(1)?;
+        let season = Season {
+            number: number as u32,
+            from: row.try_get(2)?,
+            to: row.try_get(3)?,
+            games: row.try_get(4)?,
+            inferred: false,
+        };
+        let mode: String = row.try_get(7)?;
+        let params = ScanParams {
+            threshold: row.try_get(5)?,
+            bucket_seconds: row.try_get(6)?,
+            mode: match mode.as_str() {
+                "reference" => Mode::Reference,
+                other => return Err(StoreError::Corrupt(format!("unknown scan mode {other:?}"))),
+            },
+        };
+        let generation: i64 = row.try_get(8)?;
+        let created_at: i64 = row.try_get(9)?;
+        let participants: i64 = row.try_get(10)?;
+        let candidate_pairs: i64 = row.try_get(11)?;
+
+        let rows = sqlx::query(
+            "SELECT user_a, user_b, similarity, score_sum, score_weight, \
+             same_ip_count, same_ip_score, other_ip_count, other_ip_score, moved_stalled_count, moved_stalled_score, \
+             stalled_moved_count, stalled_moved_score, both_stalled_count, both_stalled_score, \
+             max_boost, max_boost_bucket, top_buckets FROM scan_pairs WHERE scan_id = $1",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut pairs = Vec::with_capacity(rows.len());
+        for r in rows {
+            let mut evidence = Evidence::default();
+            for (k, cell) in Cell::ALL.into_iter().enumerate() {
+                let count: i64 = r.try_get(5 + 2 * k)?;
+                let score: i64 = r.try_get(6 + 2 * k)?;
+                *evidence.tally_mut(cell) = CellTally {
+                    count: count as u64,
+                    score,
+                };
+            }
+            evidence.max_boost = r.try_get::<i64, _>(15)? as u32;
+            evidence.max_boost_bucket = r.try_get(16)?;
+            let top: String = r.try_get(17)?;
+            evidence.top_buckets = serde_json::from_str(&top)
+                .map_err(|e| StoreError::Corrupt(format!("top buckets of a pair: {e}")))?;
+            pairs.push(PairScore {
+                user_a: r.try_get(0)?,
+                user_b: r.try_get(1)?,
+                similarity: r.try_get(2)?,
+                sum: r.try_get(3)?,
+                weight: r.try_get(4)?,
+                evidence,
+            });
+        }
+        pairs.sort_by(|x, y| {
+            y.similarity
+                .total_cmp(&x.similarity)
+                .then_with(|| x.user_a.cmp(&y.user_a))
+                .then_with(|| x.user_b.cmp(&y.user_b))
+        });
+        let rows = sqlx::query("SELECT clique, username FROM scan_cliques WHERE scan_id = $1 ORDER BY clique, username")
+            .bind(id)
+            .fetch_all(&self.pool)
+            .await?;
+        let mut cliques: Vec<Clique> = Vec::new();
+        let mut last = None;
+        for r in rows {
+            let k: i64 = r.try_get(0)?;
+            let name: String = r.try_get(1)?;
+            if last != Some(k) {
+                cliques.push(Clique {
+                    members: Vec::new(),
+                });
+                last = Some(k);
+            }
+            cliques.last_mut().expect("pushed").members.push(name);
+        }
+        Ok(Some(StoredScan {
+            id,
+            season,
+            generation,
+            created_at,
+            result: ScanResult {
+                params,
+                participants: participants as usize,
+                candidate_pairs: candidate_pairs as usize,
+                pairs,
+                cliques,
+            },
+        }))
+    }
+}
