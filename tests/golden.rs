@@ -147,7 +147,7 @@ fn parity_through_store(backend: Backend) {
         }
         db.ok(&ingest);
         db.ok(&["season", "add", "1", "--games", "^4pLeague_"]);
-        let buckets = db.ok(&["buckets", "--season", "1"]);
+        let buckets = db.ok(&["buckets", "--season", "1", "--show-ips"]);
         let csv = db.ok(&["report", "--season", "1", "--format", "csv", "--all"]);
         let label = format!("{} (reference order: {reference_order})", name(&dir));
         for d in check_buckets(&dir, reference_order, &buckets)
