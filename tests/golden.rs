@@ -1,5 +1,5 @@
 //! Golden parity: reference mode reproduces the reference implementation's
-//! outputs in `../shared/golden` (see its README for the comparison rule),
+//! outputs vendored in `tests/golden` (see its README for the comparison rule),
 //! through the binary, on SQLite, on PostgreSQL, and in memory
 //! (`report --input`). The test walks the folders, so a new case is picked
 //! up with no code change.

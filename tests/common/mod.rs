@@ -233,12 +233,12 @@ pub fn run_default_store(dir: &Path, args: &[&str]) -> Output {
         .expect("run detect")
 }
 
-/// The golden data folder beside the repository.
+/// The vendored golden data, `tests/golden` (see its README.md).
 pub fn golden_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/golden");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
     assert!(
         dir.is_dir(),
-        "the golden data is missing: expected {} (shared/ beside the repository)",
+        "the golden data is missing: expected {} (vendored in the repository)",
         dir.display()
     );
     dir
