@@ -27,6 +27,7 @@ struct RawConfig {
     database: Option<String>,
     threshold: Option<f64>,
     bucket_minutes: Option<u32>,
+    mode: Option<schema::Mode>,
     report_dir: Option<PathBuf>,
     seasons: Option<Seasons>,
     current_days: Option<u32>,
@@ -158,6 +159,8 @@ pub struct Config {
     pub database: Option<String>,
     pub threshold: f64,
     pub bucket_minutes: u32,
+    /// Which rules score (`mode = "improved"` or `"reference"`).
+    pub mode: schema::Mode,
     pub report_dir: PathBuf,
     pub seasons: Seasons,
     pub current_days: u32,
@@ -230,7 +233,10 @@ impl Config {
         })?;
         let fail = |m: String| anyhow!("the configuration {shown}: {m}");
 
-        let threshold = raw.threshold.unwrap_or(0.9);
+        let mode = raw.mode.unwrap_or(crate::pipeline::DEFAULT_MODE);
+        let threshold = raw
+            .threshold
+            .unwrap_or(crate::pipeline::default_threshold(mode));
         if !(0.0..=1.0).contains(&threshold) {
             return Err(fail(format!(
                 "threshold must lie between 0 and 1, not {threshold}"
@@ -304,6 +310,7 @@ impl Config {
             database: raw.database,
             threshold,
             bucket_minutes,
+            mode,
             report_dir: raw
                 .report_dir
                 .unwrap_or_else(|| PathBuf::from(DEFAULT_REPORT_DIR)),
