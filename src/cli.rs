@@ -265,6 +265,10 @@ pub struct SimulateArgs {
     /// The season number of the league games (4pLeague_S{N}_...).
     #[arg(long, default_value_t = 1)]
     pub season: u32,
+    /// Crowded carrier NAT: about this many phone players per carrier
+    /// address (default: about three).
+    #[arg(long)]
+    pub nat_crowd: Option<u32>,
     /// Directory for moves.jsonl and truth.json (created if missing).
     #[arg(long)]
     pub out: PathBuf,

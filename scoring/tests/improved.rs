@@ -342,6 +342,10 @@ proptest! {
         prop_assert_eq!(&ba.evidence, &ba2.evidence);
         let s = ab.evidence.signals.expect("signals");
         prop_assert_eq!(s.swapped(), ba.evidence.signals.expect("signals"));
+        // The scan's path (counts from the context, jumping over far
+        // buckets) agrees with the plain one.
+        let plain = signals(&cx, &segs.by_user[0], &segs.by_user[1], cx.ip_days(0), cx.ip_days(1));
+        prop_assert_eq!(s, plain);
     }
 
     #[test]

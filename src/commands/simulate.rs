@@ -33,6 +33,7 @@ pub fn run_simulate(args: SimulateArgs) -> Result<()> {
         days: args.days,
         cliques: args.cliques,
         season: args.season,
+        nat_crowd: args.nat_crowd,
         ..sim::WorldConfig::default()
     };
     let started = Instant::now();

@@ -459,6 +459,18 @@ mod tests {
     }
 
     #[test]
+    fn the_mode_and_its_default_threshold() {
+        let c = parse("mode = \"improved\"").unwrap();
+        assert_eq!(c.mode, schema::Mode::Improved);
+        assert_eq!(c.threshold, scoring::improved::DEFAULT_THRESHOLD);
+        let c = parse("mode = \"reference\"\nthreshold = 0.8").unwrap();
+        assert_eq!((c.mode, c.threshold), (schema::Mode::Reference, 0.8));
+        assert_eq!(parse("").unwrap().mode, crate::pipeline::DEFAULT_MODE);
+        let e = err("threshold = 0.9\nmode = \"clever\"");
+        assert!(e.contains("line 2") && e.contains("clever"), "{e}");
+    }
+
+    #[test]
     fn defaults() {
         let c = parse("").unwrap();
         assert_eq!(c.threshold, 0.9);

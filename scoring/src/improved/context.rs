@@ -42,6 +42,8 @@ pub struct Context<'s> {
     crowd: FxHashMap<(i64, IpId), u32>,
     /// The network of each address id (`None`: unknown).
     networks: Vec<Option<u128>>,
+    /// Per user: buckets moved in and sittings, in the season.
+    totals: Vec<(u32, u32)>,
 }
 
 impl<'s> Context<'s> {
@@ -56,12 +58,30 @@ impl<'s> Context<'s> {
             .iter()
             .map(|s| network_of(s))
             .collect();
+        let totals = segments
+            .by_user
+            .iter()
+            .map(|segs| {
+                super::signals::totals(crate::in_season(segs, season), segments.bucket_seconds)
+            })
+            .collect();
         Context {
             segments,
             season,
             crowd,
             networks,
+            totals,
         }
+    }
+
+    /// The in-season segments of `user`.
+    pub fn in_season(&self, user: UserId) -> &'s [schema::Segment] {
+        crate::in_season(&self.segments.by_user[user as usize], self.season)
+    }
+
+    /// The buckets `user` moved in and its sittings, in the season.
+    pub fn totals(&self, user: UserId) -> (u32, u32) {
+        self.totals[user as usize]
     }
 
     /// The crowd weight of `ip` on `day`.

@@ -6,7 +6,7 @@
 //! way ([`crate::score_pair`]: asymmetric, windowed, boosted by joint
 //! stalls) and reads [`Signals`] from both timelines:
 //!
-//! - **one sitting** ([`signals::accompanied`]): the share of each account's
+//! - **one sitting** and **following** ([`signals::side`]): the share of each account's
 //!   moved buckets in which the other moved from the same address within
 //!   two hours, each weighted by how uncrowded the address was that day;
 //! - **two bodies** ([`signals::apart`]): buckets in which both moved from
@@ -127,11 +127,10 @@ impl Model {
 /// Both directed scores of the candidate pair `{x, y}` in improved mode.
 pub fn score_both(cx: &Context<'_>, x: UserId, y: UserId) -> [PairScore; 2] {
     let segs: &Segments = cx.segments;
-    let sx = crate::in_season(&segs.by_user[x as usize], cx.season);
-    let sy = crate::in_season(&segs.by_user[y as usize], cx.season);
+    let (sx, sy) = (cx.in_season(x), cx.in_season(y));
     let xy = score_pair(sx, sy, segs.bucket_seconds);
     let yx = score_pair(sy, sx, segs.bucket_seconds);
-    let s = signals(cx, sx, sy, cx.ip_days(x), cx.ip_days(y));
+    let s = signals::signals_of_users(cx, x, y);
     let p = MODEL.probability(&features(reference(&xy), reference(&yx), &s));
     let make = |a: UserId, b: UserId, o: PairOutcome, s: Signals| {
         let mut evidence = o.evidence;
