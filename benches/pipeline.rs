@@ -15,6 +15,9 @@
 //!   segments (pairs per second, scan alone);
 //! - `report`: `detect report --input FILE --format csv --all`, end to end;
 //! - `scan-store`: `detect scan` on the store the `ingest` stage filled;
+//! - `scan-modes` (only when named in `--stages`): the `scan` stage in
+//!   reference and in improved mode on the same segments, best of three
+//!   each, and the ratio of improved to reference;
 //! - `reference` (only with `--reference PATH`): the reference script on the
 //!   same file.
 //!
@@ -351,9 +354,57 @@ fn run_stage(stage: &str, file: &Path, _extra: Option<&str>) -> String {
             );
             return format!("{:.4} {} {out}", start.elapsed().as_secs_f64(), peak_kb());
         }
+        "scan-modes" => {
+            let segs = detect::pipeline::segments_from_files(&[path.to_owned()], 1800, false)
+                .expect("segment");
+            let season = schema::Season::inferred(1);
+            // Best of three, alternating, so both modes see the same machine;
+            // wall time and this process's CPU time (steadier on a busy one).
+            let mut best = [f64::INFINITY; 2];
+            let mut cpu = [f64::INFINITY; 2];
+            for _ in 0..3 {
+                for (k, mode) in [schema::Mode::Reference, schema::Mode::Improved]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let params = schema::ScanParams {
+                        mode,
+                        ..schema::ScanParams::default()
+                    };
+                    let (t, c) = (Instant::now(), cpu_seconds());
+                    let result = scoring::scan(&segs, &season, &params).expect("scan");
+                    std::hint::black_box(result.pairs.len());
+                    best[k] = best[k].min(t.elapsed().as_secs_f64());
+                    cpu[k] = cpu[k].min(cpu_seconds() - c);
+                }
+            }
+            format!(
+                "scan alone, best of 3: reference {:.3} s ({:.2} s CPU), improved {:.3} s ({:.2} s CPU), \
+                 improved / reference {:.2}x wall, {:.2}x CPU",
+                best[0],
+                cpu[0],
+                best[1],
+                cpu[1],
+                best[1] / best[0],
+                cpu[1] / cpu[0]
+            )
+        }
         other => panic!("unknown stage {other}"),
     };
     format!("{:.4} {} {note}", start.elapsed().as_secs_f64(), peak_kb())
+}
+
+/// This process's CPU time so far (user and system, all threads), in
+/// seconds, from /proc/self/stat (clock ticks of 1/100 s).
+fn cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            let rest = s.rsplit_once(')')?.1;
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            Some((f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?) as f64 / 100.0)
+        })
+        .unwrap_or(0.0)
 }
 
 /// This process's peak resident memory (VmHWM), in kB.

@@ -131,12 +131,36 @@ pub struct BucketsArgs {
 
 #[derive(Debug, Args, Clone)]
 pub struct ScanOptions {
-    /// Flag directed pairs at or above this similarity.
-    #[arg(long, default_value_t = 0.9)]
-    pub threshold: f64,
+    /// Flag directed pairs at or above this similarity [default: 0.9 in
+    /// reference mode, 0.5 in improved mode].
+    #[arg(long)]
+    pub threshold: Option<f64>,
     /// Bucket size in minutes.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440))]
     pub bucket_minutes: u32,
+    /// Which rules score: `improved` (calibrated: a score reads as the share
+    /// of pairs at that score that were one person on simulated seasons) or
+    /// `reference` (the published method, exactly).
+    #[arg(long, default_value = crate::pipeline::DEFAULT_MODE.as_str(), value_parser = parse_mode)]
+    pub mode: schema::Mode,
+}
+
+impl ScanOptions {
+    /// The scan parameters these options ask for, checked.
+    pub fn params(&self) -> anyhow::Result<schema::ScanParams> {
+        Ok(schema::ScanParams {
+            mode: self.mode,
+            ..crate::pipeline::scan_params(
+                self.threshold
+                    .unwrap_or(crate::pipeline::default_threshold(self.mode)),
+                self.bucket_minutes,
+            )?
+        })
+    }
+}
+
+fn parse_mode(s: &str) -> Result<schema::Mode, String> {
+    schema::Mode::parse(s).ok_or_else(|| format!("{s:?} is not a mode: use improved or reference"))
 }
 
 #[derive(Debug, Args)]
@@ -256,6 +280,10 @@ pub struct SimulateArgs {
     /// The season number of the league games (4pLeague_S{N}_...).
     #[arg(long, default_value_t = 1)]
     pub season: u32,
+    /// Crowded carrier NAT: about this many phone players per carrier
+    /// address (default: about three).
+    #[arg(long)]
+    pub nat_crowd: Option<u32>,
     /// Directory for moves.jsonl and truth.json (created if missing).
     #[arg(long)]
     pub out: PathBuf,

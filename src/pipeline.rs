@@ -430,6 +430,17 @@ pub fn segments_from_files(
     Ok(seg.finish_with_names(users, games, ips))
 }
 
+/// The mode a scan scores in unless told otherwise.
+pub const DEFAULT_MODE: schema::Mode = schema::Mode::Reference;
+
+/// The threshold a mode flags at unless told otherwise.
+pub fn default_threshold(mode: schema::Mode) -> f64 {
+    match mode {
+        schema::Mode::Reference => 0.9,
+        schema::Mode::Improved => scoring::improved::DEFAULT_THRESHOLD,
+    }
+}
+
 /// The default bucket size, in minutes.
 pub const DEFAULT_BUCKET_MINUTES: u32 = (DEFAULT_BUCKET_SECONDS / 60) as u32;
 

@@ -193,6 +193,12 @@ pub fn write_text(
         p.mode.as_str(),
         p.threshold
     )?;
+    if p.mode == schema::Mode::Improved {
+        writeln!(
+            out,
+            "Similarities are calibrated: on simulated seasons, about that share of pairs scoring so were one person."
+        )?;
+    }
     writeln!(out)?;
     writeln!(out, "  participants      {}", s.participants)?;
     writeln!(

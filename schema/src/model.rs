@@ -329,6 +329,59 @@ pub struct Evidence {
     /// The buckets that added most to the score, largest first (ties: earlier
     /// first).
     pub top_buckets: Vec<Contribution>,
+    /// Improved mode's evidence of the unordered pair (absent in reference
+    /// mode and in scans read back from a store).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signals: Option<Signals>,
+}
+
+/// What improved mode reads from how two accounts use their addresses, for
+/// the unordered pair `{a, b}` (`a` is the directed pair's first account).
+/// Counts only, so that evidence compares exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Signals {
+    /// Buckets in which `a` (resp. `b`) moved.
+    pub a_buckets: u32,
+    pub b_buckets: u32,
+    /// One sitting: of those buckets, how many had the other account moving
+    /// from the same address within the sitting horizon, each weighted by how
+    /// uncrowded the address was that day, in thousandths of a bucket.
+    pub a_accompanied_milli: u32,
+    pub b_accompanied_milli: u32,
+    /// Following: `a`'s (resp. `b`'s) sittings (runs of moved buckets
+    /// with gaps under an hour), and how many of them began within two
+    /// hours after (or in the bucket of) a move of the other account, from
+    /// any address. A careful owner's second account only ever plays after
+    /// the first; two people each also play alone.
+    pub a_sittings: u32,
+    pub a_followed: u32,
+    pub b_sittings: u32,
+    pub b_followed: u32,
+    /// Two bodies: buckets in which both moved, from different networks.
+    pub apart: u32,
+    /// Co-travel: distinct uncrowded networks both moved from on one day.
+    pub networks: u32,
+    /// Days and addresses both moved from, and how many of those addresses
+    /// were crowded (many accounts on them that day).
+    pub shared_ip_days: u32,
+    pub crowded_ip_days: u32,
+}
+
+impl Signals {
+    /// The same evidence seen from `b`'s side.
+    pub fn swapped(self) -> Signals {
+        Signals {
+            a_buckets: self.b_buckets,
+            b_buckets: self.a_buckets,
+            a_accompanied_milli: self.b_accompanied_milli,
+            b_accompanied_milli: self.a_accompanied_milli,
+            a_sittings: self.b_sittings,
+            a_followed: self.b_followed,
+            b_sittings: self.a_sittings,
+            b_followed: self.a_followed,
+            ..self
+        }
+    }
 }
 
 impl Evidence {
@@ -372,13 +425,24 @@ pub enum Mode {
     /// The published method, reproducing the reference implementation.
     #[default]
     Reference,
+    /// The published score plus the evidence of how people use their
+    /// addresses, combined into a calibrated probability of one person.
+    Improved,
 }
 
 impl Mode {
+    pub const ALL: [Mode; 2] = [Mode::Reference, Mode::Improved];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::Reference => "reference",
+            Mode::Improved => "improved",
         }
+    }
+
+    /// Inverse of [`Mode::as_str`].
+    pub fn parse(s: &str) -> Option<Mode> {
+        Mode::ALL.into_iter().find(|m| m.as_str() == s)
     }
 }
 

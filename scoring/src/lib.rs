@@ -12,6 +12,7 @@
 pub mod both_ways;
 pub mod candidates;
 pub mod cliques;
+pub mod improved;
 pub mod similarity;
 
 pub use both_ways::{both_ways, BothWays};
@@ -20,7 +21,9 @@ pub use cliques::cliques;
 pub use similarity::{contributions, score_pair, PairOutcome};
 
 use rayon::prelude::*;
-use schema::{Epoch, PairScore, ScanParams, ScanResult, Season, SeasonError, Segment, Segments};
+use schema::{
+    Epoch, Mode, PairScore, ScanParams, ScanResult, Season, SeasonError, Segment, Segments,
+};
 
 /// Why a scan could not run.
 #[derive(Debug)]
@@ -79,7 +82,34 @@ pub fn scan(
     }
     let members = participants(segments, season).map_err(ScanError::Season)?;
     let pairs = candidate_pairs(segments, &members, season);
-    let mut scores: Vec<PairScore> = pairs
+    let mut scores: Vec<PairScore> = match params.mode {
+        Mode::Reference => reference_scores(segments, season, &pairs),
+        Mode::Improved => {
+            let cx = improved::Context::new(segments, season);
+            pairs
+                .par_iter()
+                .flat_map_iter(|&(x, y)| improved::score_both(&cx, x, y))
+                .collect()
+        }
+    };
+    sort_pairs(&mut scores);
+    let cliques = cliques(&scores, params.threshold);
+    Ok(ScanResult {
+        params: *params,
+        participants: members.len(),
+        candidate_pairs: pairs.len(),
+        pairs: scores,
+        cliques,
+    })
+}
+
+/// Both directions of every candidate pair, the reference way.
+fn reference_scores(
+    segments: &Segments,
+    season: &Season,
+    pairs: &[(schema::UserId, schema::UserId)],
+) -> Vec<PairScore> {
+    pairs
         .par_iter()
         .flat_map_iter(|&(x, y)| [(x, y), (y, x)])
         .map(|(a, b)| {
@@ -95,16 +125,7 @@ pub fn scan(
                 evidence: out.evidence,
             }
         })
-        .collect();
-    sort_pairs(&mut scores);
-    let cliques = cliques(&scores, params.threshold);
-    Ok(ScanResult {
-        params: *params,
-        participants: members.len(),
-        candidate_pairs: pairs.len(),
-        pairs: scores,
-        cliques,
-    })
+        .collect()
 }
 
 /// The report order: similarity descending, then user_a, then user_b.

@@ -34,6 +34,18 @@ pub struct WorldConfig {
     pub season: u32,
     /// Epoch second of day 0, a UTC midnight.
     pub start: i64,
+    /// Crowded carrier NAT: about this many of the site's phone players
+    /// share each carrier address (`None`: about three, with one busier
+    /// gateway per 80 phones). Carrier-grade NAT puts tens to hundreds of
+    /// subscribers behind one public address: port blocks of 512 to 1,024
+    /// ports give 64 to 128 subscribers per address (RFC 6888 and RFC 7422
+    /// on port-block allocation), and Richter et al., "A Multi-perspective
+    /// Analysis of Carrier-Grade NAT Deployment" (IMC 2016) found CGN in
+    /// most cellular networks. How many of those subscribers play one site
+    /// depends on the site's reach; 25 is the crowded world of
+    /// EVALUATION.md, a popular site.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nat_crowd: Option<u32>,
 }
 
 impl Default for WorldConfig {
@@ -45,6 +57,7 @@ impl Default for WorldConfig {
             cliques: 12,
             season: 1,
             start: DEFAULT_START,
+            nat_crowd: None,
         }
     }
 }
@@ -98,6 +111,9 @@ impl WorldConfig {
                 self.cliques,
                 self.cliques * 6
             ));
+        }
+        if self.nat_crowd == Some(0) {
+            return Err("nat_crowd must be at least 1".into());
         }
         if self.start.rem_euclid(86_400) != 0 {
             return Err(format!("start {} is not a UTC midnight", self.start));
@@ -536,8 +552,12 @@ impl World {
         for c in &mut carriers {
             let prefix = prefixes.draw(rng);
             let n = c.members.len();
-            c.pool = (0..(n / 3).max(6)).map(|_| host(rng, prefix)).collect();
-            c.hot = (0..(n / 80).max(1)).map(|_| host(rng, prefix)).collect();
+            let (pool, hot) = match cfg.nat_crowd {
+                None => ((n / 3).max(6), (n / 80).max(1)),
+                Some(k) => ((n / k.max(1) as usize).max(1), (n / 80).max(1)),
+            };
+            c.pool = (0..pool).map(|_| host(rng, prefix)).collect();
+            c.hot = (0..hot).map(|_| host(rng, prefix)).collect();
         }
         let vpn_prefix = prefixes.draw(rng);
         let vpn: Vec<u32> = (0..(cfg.players / 250).max(3))

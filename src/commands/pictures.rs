@@ -2,7 +2,7 @@
 //! timelines, distribution), `detect timeline` and `detect compare`.
 
 use crate::cli::{CompareArgs, TimelineArgs};
-use crate::pipeline::{self, bucket_seconds, scan_params};
+use crate::pipeline::{self, bucket_seconds};
 use crate::report::write_atomically;
 use anyhow::{bail, Context, Result};
 use schema::store::StoredScan;
@@ -125,7 +125,7 @@ pub async fn run_compare(db: &str, args: CompareArgs) -> Result<()> {
             args.seasons.len()
         );
     };
-    let params = scan_params(args.scan.threshold, args.scan.bucket_minutes)?;
+    let params = args.scan.params()?;
     let store = pipeline::open_store(db).await?;
     let mut sims = Vec::new();
     for n in [a, b] {

@@ -1,7 +1,7 @@
 //! `detect scan`, `detect report` and `detect explain`.
 
 use crate::cli::{ExplainArgs, Format, ReportArgs, ScanArgs};
-use crate::pipeline::{self, scan_params};
+use crate::pipeline;
 use crate::report::{self, ScanInfo};
 use anyhow::{bail, Result};
 use ingest::time::format_utc;
@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 pub async fn run_scan(db: &str, args: ScanArgs) -> Result<()> {
-    let params = scan_params(args.scan.threshold, args.scan.bucket_minutes)?;
+    let params = args.scan.params()?;
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
     let scan = pipeline::scan(&store, &season, &params).await?;
@@ -24,7 +24,7 @@ pub async fn run_scan(db: &str, args: ScanArgs) -> Result<()> {
 }
 
 pub async fn run_report(db: &str, args: ReportArgs) -> Result<()> {
-    let params = scan_params(args.scan.threshold, args.scan.bucket_minutes)?;
+    let params = args.scan.params()?;
     if !args.input.is_empty() {
         let number = args.season.unwrap_or(0);
         let games = match (&args.games, args.season) {
@@ -96,7 +96,7 @@ fn print_report(
 }
 
 pub async fn run_explain(db: &str, args: ExplainArgs) -> Result<()> {
-    let params = scan_params(args.scan.threshold, args.scan.bucket_minutes)?;
+    let params = args.scan.params()?;
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
     let scan = pipeline::current_scan(&store, &season, &params).await?;
@@ -152,6 +152,9 @@ pub fn explain(
         result.params.mode.as_str(),
         result.params.bucket_seconds / 60
     )?;
+    if result.params.mode == schema::Mode::Improved {
+        improved_words(&mut out, segments, season, a, b)?;
+    }
     for (x, y, score, sx, sy) in [(a, b, ab, sa, sb), (b, a, ba, sb, sa)] {
         let Some(p) = score else { continue };
         writeln!(out)?;
@@ -179,6 +182,29 @@ pub fn explain(
         )?;
     }
     Ok(out)
+}
+
+/// Improved mode's signals of the pair, in words.
+fn improved_words(
+    out: &mut String,
+    segments: &Segments,
+    season: &Season,
+    a: &str,
+    b: &str,
+) -> std::fmt::Result {
+    use std::fmt::Write as _;
+    let Some(s) = scoring::improved::signals_of(segments, season, a, b) else {
+        return Ok(());
+    };
+    writeln!(out)?;
+    writeln!(
+        out,
+        "The similarity is calibrated: on simulated seasons, that share of pairs scoring so were one person."
+    )?;
+    for line in scoring::improved::describe(&s, a, b) {
+        writeln!(out, "  {line}")?;
+    }
+    Ok(())
 }
 
 fn direction(

@@ -33,6 +33,7 @@ pub fn run_simulate(args: SimulateArgs) -> Result<()> {
         days: args.days,
         cliques: args.cliques,
         season: args.season,
+        nat_crowd: args.nat_crowd,
         ..sim::WorldConfig::default()
     };
     let started = Instant::now();
@@ -59,7 +60,7 @@ fn read_truth(path: &Path) -> Result<sim::Truth> {
 
 pub async fn run_eval(db: &str, args: EvalArgs) -> Result<()> {
     let truth = read_truth(&args.truth)?;
-    let params = scan_params(args.scan.threshold, args.scan.bucket_minutes)?;
+    let params = args.scan.params()?;
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
     let scan = pipeline::current_scan(&store, &season, &params).await?;
@@ -94,7 +95,10 @@ pub async fn run_demo(args: DemoArgs) -> Result<()> {
     let summary = pipeline::ingest_file(&store, &log.to_string_lossy(), false).await?;
     println!("    {summary}");
     println!("3/4 scanning season {}", cfg.season);
-    let params = scan_params(0.9, DEFAULT_BUCKET_MINUTES)?;
+    let params = schema::ScanParams {
+        mode: pipeline::DEFAULT_MODE,
+        ..scan_params(0.9, DEFAULT_BUCKET_MINUTES)?
+    };
     let season = pipeline::resolve_season(&store, cfg.season).await?;
     let scan = pipeline::scan(&store, &season, &params).await?;
     let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;

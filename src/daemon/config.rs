@@ -27,6 +27,7 @@ struct RawConfig {
     database: Option<String>,
     threshold: Option<f64>,
     bucket_minutes: Option<u32>,
+    mode: Option<schema::Mode>,
     report_dir: Option<PathBuf>,
     seasons: Option<Seasons>,
     current_days: Option<u32>,
@@ -160,6 +161,8 @@ pub struct Config {
     pub database: Option<String>,
     pub threshold: f64,
     pub bucket_minutes: u32,
+    /// Which rules score (`mode = "improved"` or `"reference"`).
+    pub mode: schema::Mode,
     pub report_dir: PathBuf,
     pub seasons: Seasons,
     pub current_days: u32,
@@ -236,7 +239,10 @@ impl Config {
         })?;
         let fail = |m: String| anyhow!("the configuration {shown}: {m}");
 
-        let threshold = raw.threshold.unwrap_or(0.9);
+        let mode = raw.mode.unwrap_or(crate::pipeline::DEFAULT_MODE);
+        let threshold = raw
+            .threshold
+            .unwrap_or(crate::pipeline::default_threshold(mode));
         if !(0.0..=1.0).contains(&threshold) {
             return Err(fail(format!(
                 "threshold must lie between 0 and 1, not {threshold}"
@@ -319,6 +325,7 @@ impl Config {
             database: raw.database,
             threshold,
             bucket_minutes,
+            mode,
             report_dir: raw
                 .report_dir
                 .unwrap_or_else(|| PathBuf::from(DEFAULT_REPORT_DIR)),
@@ -473,6 +480,18 @@ mod tests {
 
     fn err(text: &str) -> String {
         crate::error_sentence(&parse(text).unwrap_err())
+    }
+
+    #[test]
+    fn the_mode_and_its_default_threshold() {
+        let c = parse("mode = \"improved\"").unwrap();
+        assert_eq!(c.mode, schema::Mode::Improved);
+        assert_eq!(c.threshold, scoring::improved::DEFAULT_THRESHOLD);
+        let c = parse("mode = \"reference\"\nthreshold = 0.8").unwrap();
+        assert_eq!((c.mode, c.threshold), (schema::Mode::Reference, 0.8));
+        assert_eq!(parse("").unwrap().mode, crate::pipeline::DEFAULT_MODE);
+        let e = err("threshold = 0.9\nmode = \"clever\"");
+        assert!(e.contains("line 2") && e.contains("clever"), "{e}");
     }
 
     #[test]

@@ -110,7 +110,7 @@ impl Context {
         ScanParams {
             threshold: self.config.threshold,
             bucket_seconds: bucket_seconds(self.config.bucket_minutes),
-            ..ScanParams::default()
+            mode: self.config.mode,
         }
     }
 }

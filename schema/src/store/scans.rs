@@ -37,25 +37,31 @@ impl Store {
         .fetch_one(&mut *tx)
         .await?
         .try_get(0)?;
-        let tops: Vec<String> = result
+        let tops: Vec<(String, Option<String>)> = result
             .pairs
             .iter()
             .map(|p| {
-                serde_json::to_string(&p.evidence.top_buckets).expect("contributions serialize")
+                let e = &p.evidence;
+                (
+                    serde_json::to_string(&e.top_buckets).expect("contributions serialize"),
+                    e.signals
+                        .map(|s| serde_json::to_string(&s).expect("signals serialize")),
+                )
             })
             .collect();
-        let rows: Vec<(&PairScore, &String)> = result.pairs.iter().zip(&tops).collect();
+        let rows: Vec<(&PairScore, &(String, Option<String>))> =
+            result.pairs.iter().zip(&tops).collect();
         insert_rows(
             self.backend,
             &mut tx,
             "scan_pairs (scan_id, user_a, user_b, similarity, score_sum, score_weight, \
              same_ip_count, same_ip_score, other_ip_count, other_ip_score, moved_stalled_count, moved_stalled_score, \
              stalled_moved_count, stalled_moved_score, both_stalled_count, both_stalled_score, \
-             max_boost, max_boost_bucket, top_buckets)",
-            19,
+             max_boost, max_boost_bucket, top_buckets, signals)",
+            20,
             "",
             &rows,
-            |mut q, (p, top)| {
+            |mut q, (p, (top, signals))| {
                 let e = &p.evidence;
                 q = q
                     .bind(id)
@@ -70,7 +76,8 @@ impl Store {
                 }
                 q.bind(e.max_boost as i64)
                     .bind(e.max_boost_bucket)
-                    .bind((*top).clone())
+                    .bind(top.clone())
+                    .bind(signals.clone())
             },
         )
         .await?;
@@ -191,10 +198,8 @@ impl Store {
         let params = ScanParams {
             threshold: row.try_get(5)?,
             bucket_seconds: row.try_get(6)?,
-            mode: match mode.as_str() {
-                "reference" => Mode::Reference,
-                other => return Err(StoreError::Corrupt(format!("unknown scan mode {other:?}"))),
-            },
+            mode: Mode::parse(&mode)
+                .ok_or_else(|| StoreError::Corrupt(format!("unknown scan mode {mode:?}")))?,
         };
         let generation: i64 = row.try_get(8)?;
         let created_at: i64 = row.try_get(9)?;
@@ -205,7 +210,7 @@ impl Store {
             "SELECT user_a, user_b, similarity, score_sum, score_weight, \
              same_ip_count, same_ip_score, other_ip_count, other_ip_score, moved_stalled_count, moved_stalled_score, \
              stalled_moved_count, stalled_moved_score, both_stalled_count, both_stalled_score, \
-             max_boost, max_boost_bucket, top_buckets FROM scan_pairs WHERE scan_id = $1",
+             max_boost, max_boost_bucket, top_buckets, signals FROM scan_pairs WHERE scan_id = $1",
         )
         .bind(id)
         .fetch_all(&self.pool)
@@ -226,6 +231,11 @@ impl Store {
             let top: String = r.try_get(17)?;
             evidence.top_buckets = serde_json::from_str(&top)
                 .map_err(|e| StoreError::Corrupt(format!("top buckets of a pair: {e}")))?;
+            let signals: Option<String> = r.try_get(18)?;
+            evidence.signals = signals
+                .map(|s| serde_json::from_str(&s))
+                .transpose()
+                .map_err(|e| StoreError::Corrupt(format!("signals of a pair: {e}")))?;
             pairs.push(PairScore {
                 user_a: r.try_get(0)?,
                 user_b: r.try_get(1)?,

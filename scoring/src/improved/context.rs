@@ -1,0 +1,143 @@
+//! What improved mode knows about addresses before it looks at a pair: how
+//! crowded each address was on each day, and which network it belongs to.
+
+use rustc_hash::FxHashMap;
+use schema::{IpDay, IpId, Season, Segments, UserId};
+use std::net::IpAddr;
+
+/// An address with at most this many accounts on a day counts fully.
+pub const CROWD_FULL: u32 = 6;
+/// An address with at least this many accounts on a day counts for nothing
+/// (carrier NAT, a university, a VPN exit).
+pub const CROWD_NONE: u32 = 18;
+
+/// How much one sighting on an address shared by `accounts` accounts that
+/// day counts: 1 up to [`CROWD_FULL`], falling linearly to 0 at
+/// [`CROWD_NONE`].
+pub fn crowd_weight(accounts: u32) -> f64 {
+    if accounts <= CROWD_FULL {
+        1.0
+    } else if accounts >= CROWD_NONE {
+        0.0
+    } else {
+        (CROWD_NONE - accounts) as f64 / (CROWD_NONE - CROWD_FULL) as f64
+    }
+}
+
+/// The network of an address: its /24 (IPv4) or /64 (IPv6). `None` when the
+/// string is not an address (a hashed IP in a keyed store): the network is
+/// then unknown and only the address itself compares.
+pub fn network_of(ip: &str) -> Option<u128> {
+    match ip.trim().parse::<IpAddr>().ok()? {
+        IpAddr::V4(v4) => Some(u128::from(u32::from(v4) >> 8) | 1 << 64),
+        IpAddr::V6(v6) => Some(u128::from(v6) >> 64 | 2 << 64),
+    }
+}
+
+/// Per-scan lookups shared by every pair.
+pub struct Context<'s> {
+    pub segments: &'s Segments,
+    pub season: &'s Season,
+    /// Accounts that moved from an address on a day, by `(day, ip)`.
+    crowd: FxHashMap<(i64, IpId), u32>,
+    /// The network of each address id (`None`: unknown).
+    networks: Vec<Option<u128>>,
+    /// Per user: buckets moved in and sittings, in the season.
+    totals: Vec<(u32, u32)>,
+}
+
+impl<'s> Context<'s> {
+    pub fn new(segments: &'s Segments, season: &'s Season) -> Self {
+        let mut crowd: FxHashMap<(i64, IpId), u32> = FxHashMap::default();
+        for d in &segments.ip_days {
+            *crowd.entry((d.day, d.ip)).or_default() += 1;
+        }
+        let networks = segments
+            .ips
+            .as_slice()
+            .iter()
+            .map(|s| network_of(s))
+            .collect();
+        let totals = segments
+            .by_user
+            .iter()
+            .map(|segs| {
+                super::signals::totals(crate::in_season(segs, season), segments.bucket_seconds)
+            })
+            .collect();
+        Context {
+            segments,
+            season,
+            crowd,
+            networks,
+            totals,
+        }
+    }
+
+    /// The in-season segments of `user`.
+    pub fn in_season(&self, user: UserId) -> &'s [schema::Segment] {
+        crate::in_season(&self.segments.by_user[user as usize], self.season)
+    }
+
+    /// The buckets `user` moved in and its sittings, in the season.
+    pub fn totals(&self, user: UserId) -> (u32, u32) {
+        self.totals[user as usize]
+    }
+
+    /// The crowd weight of `ip` on `day`.
+    pub fn weight(&self, day: i64, ip: IpId) -> f64 {
+        crowd_weight(self.crowd.get(&(day, ip)).copied().unwrap_or(1))
+    }
+
+    /// Whether two addresses lie in one network (or are one address).
+    pub fn same_network(&self, x: IpId, y: IpId) -> bool {
+        x == y
+            || matches!(
+                (self.networks.get(x as usize), self.networks.get(y as usize)),
+                (Some(Some(p)), Some(Some(q))) if p == q
+            )
+    }
+
+    /// A key that is the network when known, else the address.
+    pub fn network_key(&self, ip: IpId) -> u128 {
+        match self.networks.get(ip as usize) {
+            Some(Some(n)) => *n,
+            _ => u128::from(ip) | 3 << 64,
+        }
+    }
+
+    /// The (day, address) sightings of `user`, sorted.
+    pub fn ip_days(&self, user: UserId) -> &'s [IpDay] {
+        let all = &self.segments.ip_days;
+        let lo = all.partition_point(|d| d.user < user);
+        let hi = all.partition_point(|d| d.user <= user);
+        &all[lo..hi]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crowded_addresses_count_for_less_down_to_nothing() {
+        assert_eq!(crowd_weight(2), 1.0);
+        assert_eq!(crowd_weight(CROWD_FULL), 1.0);
+        assert_eq!(crowd_weight(12), 0.5);
+        assert_eq!(crowd_weight(CROWD_NONE), 0.0);
+        assert_eq!(crowd_weight(400), 0.0);
+    }
+
+    #[test]
+    fn networks_are_the_slash_24_or_slash_64_and_unknown_for_other_strings() {
+        assert_eq!(network_of("10.1.2.3"), network_of("10.1.2.200"));
+        assert_ne!(network_of("10.1.2.3"), network_of("10.1.3.3"));
+        assert_eq!(
+            network_of("2001:db8:0:1::5"),
+            network_of("2001:db8:0:1:ffff::1")
+        );
+        assert_ne!(network_of("2001:db8:0:1::5"), network_of("2001:db8:0:2::5"));
+        assert_ne!(network_of("0.0.0.1"), network_of("::1"));
+        assert_eq!(network_of("k1:9f2c4e"), None);
+    }
+}

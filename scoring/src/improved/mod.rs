@@ -1,0 +1,197 @@
+//! Improved mode: the published score plus evidence of how people use their
+//! addresses, combined into a calibrated probability that two accounts are
+//! one person.
+//!
+//! For each candidate pair `{a, b}` it scores both directions the reference
+//! way ([`crate::score_pair`]: asymmetric, windowed, boosted by joint
+//! stalls) and reads [`Signals`] from both timelines:
+//!
+//! - **one sitting** and **following** ([`signals::side`]): the share of each account's
+//!   moved buckets in which the other moved from the same address within
+//!   two hours, each weighted by how uncrowded the address was that day;
+//! - **two bodies** ([`signals::apart`]): buckets in which both moved from
+//!   different networks;
+//! - **co-travel** ([`signals::shared_days`]): distinct uncrowded networks
+//!   both used on one day;
+//! - **crowded addresses** ([`context::crowd_weight`]): an address used by
+//!   many accounts on a day counts for less, down to nothing; the /24 or /64
+//!   network is weaker evidence than the address itself (only `apart` and
+//!   co-travel use it).
+//!
+//! [`Model::probability`] maps them through a logistic model fit on
+//! simulated seasons with ground truth (see EVALUATION.md), so that the
+//! score reads as the share of pairs at that score that were one person in
+//! the evaluation. The probability is symmetric: "one person" is a fact
+//! about the unordered pair. Both directions keep their own reference sum,
+//! weight and cells as evidence.
+
+pub mod context;
+pub mod signals;
+
+pub use context::{crowd_weight, network_of, Context};
+pub use signals::signals;
+
+use crate::similarity::{score_pair, PairOutcome};
+use schema::{PairScore, Season, Segments, Signals, UserId};
+
+/// The features of an unordered pair, in the model's order.
+pub const FEATURES: [&str; N] = [
+    "reference_max",
+    "reference_min",
+    "sitting_max",
+    "sitting_min",
+    "followed_max",
+    "followed_min",
+    "apart_rate",
+    "log_networks",
+    "log_uncrowded_ip_days",
+    "crowded_share",
+];
+
+/// How many features the model reads.
+pub const N: usize = 10;
+
+/// A logistic model over [`FEATURES`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Model {
+    pub intercept: f64,
+    pub weights: [f64; N],
+}
+
+/// The model improved mode scores with: L2-regularised logistic regression
+/// fit by `scripts/evaluate.d/fit.py` on the undirected candidate pairs of
+/// `detect simulate` seeds 1 to 10 (8,578 pairs, 389 of them one person);
+/// seeds 11 to 30 are held out for EVALUATION.md.
+pub const MODEL: Model = Model {
+    intercept: -7.963,
+    weights: [
+        4.462, 2.972, -4.515, -1.165, 5.617, -4.843, -2.596, 1.581, 0.735, 0.099,
+    ],
+};
+
+/// The threshold improved mode flags at unless told otherwise: a calibrated
+/// score of 0.5 reads "more likely one person than two".
+pub const DEFAULT_THRESHOLD: f64 = 0.5;
+
+/// The reference similarity of an outcome, in (0, 1).
+fn reference(o: &PairOutcome) -> f64 {
+    o.similarity()
+}
+
+/// The features of `{a, b}` from both reference directions and the signals.
+pub fn features(ab: f64, ba: f64, s: &Signals) -> [f64; N] {
+    let share = |milli: u32, n: u32| {
+        if n == 0 {
+            0.0
+        } else {
+            (milli as f64 / 1000.0 / n as f64).min(1.0)
+        }
+    };
+    let (sa, sb) = (
+        share(s.a_accompanied_milli, s.a_buckets),
+        share(s.b_accompanied_milli, s.b_buckets),
+    );
+    let (fa, fb) = (
+        share(s.a_followed * 1000, s.a_sittings),
+        share(s.b_followed * 1000, s.b_sittings),
+    );
+    let fewer = s.a_buckets.min(s.b_buckets).max(1) as f64;
+    let uncrowded = s.shared_ip_days.saturating_sub(s.crowded_ip_days) as f64;
+    [
+        2.0 * ab.max(ba) - 1.0,
+        2.0 * ab.min(ba) - 1.0,
+        sa.max(sb),
+        sa.min(sb),
+        fa.max(fb),
+        fa.min(fb),
+        (s.apart as f64 / fewer).min(1.0),
+        (1.0 + s.networks as f64).ln(),
+        (1.0 + uncrowded).ln(),
+        s.crowded_ip_days as f64 / s.shared_ip_days.max(1) as f64,
+    ]
+}
+
+impl Model {
+    /// The probability of one person, in [0, 1].
+    pub fn probability(&self, x: &[f64; N]) -> f64 {
+        let z: f64 = self.intercept + self.weights.iter().zip(x).map(|(w, v)| w * v).sum::<f64>();
+        let p = 1.0 / (1.0 + (-z).exp());
+        if p.is_nan() {
+            0.0
+        } else {
+            p.clamp(0.0, 1.0)
+        }
+    }
+}
+
+/// Both directed scores of the candidate pair `{x, y}` in improved mode.
+pub fn score_both(cx: &Context<'_>, x: UserId, y: UserId) -> [PairScore; 2] {
+    let segs: &Segments = cx.segments;
+    let (sx, sy) = (cx.in_season(x), cx.in_season(y));
+    let xy = score_pair(sx, sy, segs.bucket_seconds);
+    let yx = score_pair(sy, sx, segs.bucket_seconds);
+    let s = signals::signals_of_users(cx, x, y);
+    let p = MODEL.probability(&features(reference(&xy), reference(&yx), &s));
+    let make = |a: UserId, b: UserId, o: PairOutcome, s: Signals| {
+        let mut evidence = o.evidence;
+        evidence.signals = Some(s);
+        PairScore {
+            user_a: segs.users.name(a).to_owned(),
+            user_b: segs.users.name(b).to_owned(),
+            similarity: p,
+            sum: o.sum,
+            weight: o.weight,
+            evidence,
+        }
+    };
+    [make(x, y, xy, s), make(y, x, yx, s.swapped())]
+}
+
+/// The signals of two accounts by name in a season (for `explain`): `None`
+/// if either has no moves.
+pub fn signals_of(segments: &Segments, season: &Season, a: &str, b: &str) -> Option<Signals> {
+    let (ia, ib) = (segments.users.get(a)?, segments.users.get(b)?);
+    let cx = Context::new(segments, season);
+    let sa = crate::in_season(&segments.by_user[ia as usize], season);
+    let sb = crate::in_season(&segments.by_user[ib as usize], season);
+    Some(signals(&cx, sa, sb, cx.ip_days(ia), cx.ip_days(ib)))
+}
+
+/// The signals in a moderator's words, one line each.
+pub fn describe(s: &Signals, a: &str, b: &str) -> Vec<String> {
+    let pct = |milli: u32, n: u32| {
+        if n == 0 {
+            0.0
+        } else {
+            100.0 * milli as f64 / 1000.0 / n as f64
+        }
+    };
+    vec![
+        format!(
+            "One sitting: in {:.0}% of the {} buckets {a} moved in, {b} moved from the same uncrowded address within two hours; {:.0}% of {b}'s {} buckets the other way round.",
+            pct(s.a_accompanied_milli, s.a_buckets),
+            s.a_buckets,
+            pct(s.b_accompanied_milli, s.b_buckets),
+            s.b_buckets
+        ),
+        format!(
+            "Following: {:.0}% of {a}'s {} sittings began within two hours after a move of {b}; {:.0}% of {b}'s {} sittings after one of {a}.",
+            pct(s.a_followed * 1000, s.a_sittings),
+            s.a_sittings,
+            pct(s.b_followed * 1000, s.b_sittings),
+            s.b_sittings
+        ),
+        format!(
+            "Two bodies: in {} buckets both moved from different networks at once.",
+            s.apart
+        ),
+        format!(
+            "Co-travel: together on {} distinct uncrowded networks.",
+            s.networks
+        ),
+        format!(
+            "Crowded addresses: of {} days-and-addresses they shared, {} were crowded (many accounts that day) and count for little or nothing.",
+            s.shared_ip_days, s.crowded_ip_days
+        ),
+    ]
+}

@@ -1,0 +1,237 @@
+//! The signals of one unordered pair: one sitting, two bodies, co-travel
+//! and crowded addresses (see [`schema::Signals`]).
+
+use super::context::Context;
+use schema::{day_of, IpDay, Segment, Signals, UserId};
+
+/// The sitting horizon: two accounts moving within this many seconds of each
+/// other from one address are one sitting (a careful owner spaces his
+/// accounts 30 to 90 minutes apart).
+pub const SITTING_SECONDS: i64 = 2 * 3600;
+
+/// An address-day counts as crowded below this crowd weight.
+pub const CROWDED_BELOW: f64 = 0.5;
+
+/// The signals of `{a, b}` from their in-season segments and (day, address)
+/// sightings.
+pub fn signals(
+    cx: &Context<'_>,
+    a: &[Segment],
+    b: &[Segment],
+    a_days: &[IpDay],
+    b_days: &[IpDay],
+) -> Signals {
+    let bs = cx.segments.bucket_seconds;
+    combine(
+        cx,
+        side(cx, a, b, bs),
+        side(cx, b, a, bs),
+        (a, b),
+        (a_days, b_days),
+    )
+}
+
+/// [`signals`] of two users of the context's segments, with their counts
+/// taken from the context.
+pub fn signals_of_users(cx: &Context<'_>, x: UserId, y: UserId) -> Signals {
+    let bs = cx.segments.bucket_seconds;
+    let (a, b) = (cx.in_season(x), cx.in_season(y));
+    let with_totals = |u: UserId, near: Side| {
+        let (buckets, sittings) = cx.totals(u);
+        Side {
+            buckets,
+            sittings,
+            ..near
+        }
+    };
+    combine(
+        cx,
+        with_totals(x, side_near(cx, a, b, bs)),
+        with_totals(y, side_near(cx, b, a, bs)),
+        (a, b),
+        (cx.ip_days(x), cx.ip_days(y)),
+    )
+}
+
+fn combine(
+    cx: &Context<'_>,
+    x: Side,
+    y: Side,
+    (a, b): (&[Segment], &[Segment]),
+    (a_days, b_days): (&[IpDay], &[IpDay]),
+) -> Signals {
+    let (shared_ip_days, crowded_ip_days, networks) = shared_days(cx, a_days, b_days);
+    Signals {
+        a_sittings: x.sittings,
+        a_followed: x.followed,
+        b_sittings: y.sittings,
+        b_followed: y.followed,
+        a_buckets: x.buckets,
+        b_buckets: y.buckets,
+        a_accompanied_milli: (x.accompanied * 1000.0).round() as u32,
+        b_accompanied_milli: (y.accompanied * 1000.0).round() as u32,
+        apart: apart(cx, a, b),
+        networks,
+        shared_ip_days,
+        crowded_ip_days,
+    }
+}
+
+/// One account's side of the pair: one sitting and following, seen from
+/// `x`, in one pass over its segments.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Side {
+    /// Buckets `x` moved in.
+    pub buckets: u32,
+    /// One sitting: the sum over those buckets of the best crowd weight of
+    /// an address `y` also moved from within [`SITTING_SECONDS`].
+    pub accompanied: f64,
+    /// `x`'s sittings, and how many began within [`SITTING_SECONDS`] after
+    /// a move of `y` (or in the bucket of one), from any address.
+    pub sittings: u32,
+    pub followed: u32,
+}
+
+/// A new sitting begins after this long without a move.
+pub const SITTING_GAP_SECONDS: i64 = 3600;
+
+/// [`Side`] of `x` against `y`.
+pub fn side(cx: &Context<'_>, x: &[Segment], y: &[Segment], bs: i64) -> Side {
+    let (buckets, sittings) = totals(x, bs);
+    Side {
+        buckets,
+        sittings,
+        ..side_near(cx, x, y, bs)
+    }
+}
+
+/// The buckets `x` moved in and its sittings.
+pub fn totals(x: &[Segment], bs: i64) -> (u32, u32) {
+    let gap = SITTING_GAP_SECONDS.max(bs);
+    let (mut buckets, mut sittings) = (0u32, 0u32);
+    let mut last: Option<i64> = None;
+    for s in x.iter().filter(|s| !s.moves.is_empty()) {
+        buckets += 1;
+        if last.is_none_or(|l| s.bucket - l > gap) {
+            sittings += 1;
+        }
+        last = Some(s.bucket);
+    }
+    (buckets, sittings)
+}
+
+/// The parts of [`Side`] that need `y` nearby (`accompanied`, `followed`;
+/// the counts are left 0): visits only `x`'s buckets within
+/// [`SITTING_SECONDS`] of one of `y`'s, jumping over the rest.
+pub fn side_near(cx: &Context<'_>, x: &[Segment], y: &[Segment], bs: i64) -> Side {
+    let horizon = SITTING_SECONDS.max(bs);
+    let gap = SITTING_GAP_SECONDS.max(bs);
+    let reach = 2 * (horizon / bs) as usize + 1;
+    let mut out = Side::default();
+    let (mut i, mut lo) = (0usize, 0usize);
+    while i < x.len() {
+        let s = &x[i];
+        while lo < y.len() && y[lo].bucket < s.bucket - horizon {
+            lo += 1;
+        }
+        let Some(first) = y.get(lo) else { break };
+        if first.bucket > s.bucket + horizon {
+            let target = first.bucket - horizon;
+            i += x[i..].partition_point(|t| t.bucket < target);
+            continue;
+        }
+        i += 1;
+        if s.moves.is_empty() {
+            continue;
+        }
+        let near = &y[lo..y.len().min(lo + reach)];
+        let mut best = 0.0f64;
+        for &(ip, _) in &s.moves {
+            let shared = near
+                .iter()
+                .take_while(|t| t.bucket <= s.bucket + horizon)
+                .any(|t| t.moves.iter().any(|&(theirs, _)| theirs == ip));
+            if shared {
+                best = best.max(cx.weight(day_of(s.bucket), ip));
+            }
+        }
+        out.accompanied += best;
+        let starts = !x[..i - 1]
+            .iter()
+            .rev()
+            .take_while(|p| p.bucket >= s.bucket - gap)
+            .any(|p| !p.moves.is_empty());
+        if starts
+            && near
+                .iter()
+                .take_while(|t| t.bucket <= s.bucket)
+                .any(|t| !t.moves.is_empty())
+        {
+            out.followed += 1;
+        }
+    }
+    out
+}
+
+/// Two bodies: buckets in which both moved and no address of one lies in a
+/// network of the other.
+pub fn apart(cx: &Context<'_>, x: &[Segment], y: &[Segment]) -> u32 {
+    let (mut i, mut j, mut n) = (0usize, 0usize, 0u32);
+    while i < x.len() && j < y.len() {
+        match x[i].bucket.cmp(&y[j].bucket) {
+            std::cmp::Ordering::Less => {
+                let b = y[j].bucket;
+                i += x[i..].partition_point(|s| s.bucket < b);
+            }
+            std::cmp::Ordering::Greater => {
+                let b = x[i].bucket;
+                j += y[j..].partition_point(|s| s.bucket < b);
+            }
+            std::cmp::Ordering::Equal => {
+                let (p, q) = (&x[i].moves, &y[j].moves);
+                let near = p
+                    .iter()
+                    .any(|&(u, _)| q.iter().any(|&(v, _)| cx.same_network(u, v)));
+                if !p.is_empty() && !q.is_empty() && !near {
+                    n += 1;
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
+/// Co-travel and crowding: the (day, address) sightings both accounts share,
+/// how many of them were crowded, and the distinct networks among the
+/// uncrowded ones.
+pub fn shared_days(cx: &Context<'_>, x: &[IpDay], y: &[IpDay]) -> (u32, u32, u32) {
+    let (mut i, mut j) = (0usize, 0usize);
+    let (mut shared, mut crowded) = (0u32, 0u32);
+    let mut nets = Vec::new();
+    while i < x.len() && j < y.len() {
+        let (p, q) = ((x[i].day, x[i].ip), (y[j].day, y[j].ip));
+        match p.cmp(&q) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal if !crate::day_in_season(p.0, cx.season) => {
+                i += 1;
+                j += 1;
+            }
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                if cx.weight(p.0, p.1) < CROWDED_BELOW {
+                    crowded += 1;
+                } else {
+                    nets.push(cx.network_key(p.1));
+                }
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    nets.sort_unstable();
+    nets.dedup();
+    (shared, crowded, nets.len() as u32)
+}

@@ -1,0 +1,356 @@
+//! Improved mode's signals, each on a hand-worked example, through tables;
+//! and properties of the improved score.
+//!
+//! Timelines are written one bucket per word, `k0` first, as in
+//! `similarity.rs`: `.` idle, `S` stalled, `M1` moved from IP 1, `M1+2`
+//! moved from IPs 1 and 2. IP `n` is the address `10.0.{n / 10}.{n % 10}`,
+//! so IPs 1 to 9 share a /24 network and IP 11 lies in another; IP 0 is
+//! `h:0`, a hashed address whose network is unknown. Buckets are 30
+//! minutes, days are 48 buckets.
+
+use detect_scoring::improved::{self, signals, Context, MODEL};
+use proptest::prelude::*;
+use schema::{day_of, IpDay, Names, Season, Segment, Segments, Signals};
+
+const B: i64 = 1800;
+
+fn address(n: u32) -> String {
+    if n == 0 {
+        "h:0".into()
+    } else {
+        format!("10.0.{}.{}", n / 10, n % 10)
+    }
+}
+
+/// Segments of users `a`, `b` and `crowd` extra accounts that moved from
+/// IP `crowd_ip` in bucket 0.
+fn world(a: &str, b: &str, crowd: u32, crowd_ip: u32) -> Segments {
+    let mut segs = Segments::new(B);
+    let mut ips = Names::default();
+    let mut add = |segs: &mut Segments, name: &str, spec: &str| {
+        let u = segs.users.intern(name);
+        let list: Vec<Segment> = spec
+            .split_whitespace()
+            .enumerate()
+            .filter(|(_, w)| *w != ".")
+            .map(|(k, w)| {
+                let (stalled, rest) = match w.strip_prefix('S') {
+                    Some(r) => (true, r),
+                    None => (false, w),
+                };
+                let moves = rest
+                    .strip_prefix('M')
+                    .map(|l| {
+                        l.split('+')
+                            .map(|n| (ips.intern(&address(n.parse().expect("IP"))), 1))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Segment {
+                    bucket: k as i64 * B,
+                    moves,
+                    stalled,
+                    stall_ip: None,
+                }
+            })
+            .collect();
+        for s in &list {
+            for &(ip, _) in &s.moves {
+                segs.ip_days.push(IpDay {
+                    user: u,
+                    day: day_of(s.bucket),
+                    ip,
+                });
+            }
+        }
+        segs.by_user.push(list);
+    };
+    add(&mut segs, "a", a);
+    add(&mut segs, "b", b);
+    for c in 0..crowd {
+        add(&mut segs, &format!("c{c}"), &format!("M{crowd_ip}"));
+    }
+    segs.ips = ips;
+    segs.ip_days.sort_unstable();
+    segs.ip_days.dedup();
+    segs
+}
+
+fn signals_of(a: &str, b: &str, crowd: u32) -> Signals {
+    let segs = world(a, b, crowd, 1);
+    let season = Season::inferred(1);
+    let cx = Context::new(&segs, &season);
+    signals(
+        &cx,
+        &segs.by_user[0],
+        &segs.by_user[1],
+        cx.ip_days(0),
+        cx.ip_days(1),
+    )
+}
+
+/// Each row: a's timeline, b's timeline, extra accounts on IP 1 in bucket
+/// 0, the expected (a_buckets, a_accompanied_milli, b_buckets,
+/// b_accompanied_milli), and why.
+type SittingRow<'a> = (&'a str, &'a str, u32, (u32, u32, u32, u32), &'a str);
+
+#[test]
+fn one_sitting_looks_two_hours_either_way_from_the_same_address() {
+    let rows: &[SittingRow] = &[
+        (
+            "M1 . . . . . . . . . M1",
+            ". . . M1 . . . . . . . . . . . . M1",
+            0,
+            (2, 1000, 2, 1000),
+            "k0 and k3 are 90 minutes apart: one sitting; k10 and k16 have no partner within 4 buckets",
+        ),
+        (
+            "M1 . . . . M1",
+            ". . . . M1",
+            0,
+            (2, 2000, 1, 1000),
+            "exactly two hours apart still counts, and one move can accompany two",
+        ),
+        (
+            "M1 . . . . .",
+            ". . . . . M1",
+            0,
+            (1, 0, 1, 0),
+            "two and a half hours apart: two sittings",
+        ),
+        (
+            "M1 M1",
+            "M2 M2",
+            0,
+            (2, 0, 2, 0),
+            "the same network is not the same address",
+        ),
+        (
+            "M1 .",
+            ". M1",
+            11,
+            (1, 417, 1, 417),
+            "13 accounts on IP 1 that day: weight (18 - 13) / 12",
+        ),
+        (
+            "M1",
+            "M1",
+            20,
+            (1, 0, 1, 0),
+            "22 accounts on IP 1 that day: it counts for nothing",
+        ),
+        ("S S", "M1 M1", 0, (0, 0, 2, 0), "stalls are not moves"),
+    ];
+    for &(a, b, crowd, want, why) in rows {
+        let s = signals_of(a, b, crowd);
+        let got = (
+            s.a_buckets,
+            s.a_accompanied_milli,
+            s.b_buckets,
+            s.b_accompanied_milli,
+        );
+        assert_eq!(got, want, "{why}: a = {a:?}, b = {b:?}");
+    }
+}
+
+#[test]
+fn two_bodies_are_both_moving_from_different_networks_at_once() {
+    let rows: &[(&str, &str, u32, &str)] = &[
+        (
+            "M1 M1 M11",
+            "M2 M21 M11",
+            1,
+            "only k1: 10.0.0.1 against 10.0.2.1",
+        ),
+        ("M1 . M11", ". M21 .", 0, "never in the same bucket"),
+        (
+            "M1+11",
+            "M12",
+            0,
+            "IPs 11 and 12 share a network: not apart",
+        ),
+        (
+            "M0",
+            "M1",
+            1,
+            "a hashed address against a real one: different",
+        ),
+        ("M0", "M0", 0, "the same hashed address"),
+        ("M1 S", "M11 M11", 1, "a stall is not a move"),
+    ];
+    for &(a, b, want, why) in rows {
+        assert_eq!(
+            signals_of(a, b, 0).apart,
+            want,
+            "{why}: a = {a:?}, b = {b:?}"
+        );
+    }
+}
+
+/// a, b, expected (a_sittings, a_followed, b_sittings, b_followed), why.
+type FollowRow<'a> = (&'a str, &'a str, (u32, u32, u32, u32), &'a str);
+
+#[test]
+fn following_counts_sittings_begun_within_two_hours_after_the_other_moved() {
+    // Rows: a, b, expected (a_sittings, a_followed, b_sittings, b_followed).
+    let rows: &[FollowRow] = &[
+        (
+            "M1 . . . . . . . . . . . M1",
+            ". . M2 M2 . . . . . . . . . . . . . M2",
+            (2, 0, 2, 1),
+            "b's first sitting begins an hour after a moved (from any address); a's never follow b",
+        ),
+        (
+            "M1 M1 . M1",
+            ". . . . . M5",
+            (1, 0, 1, 1),
+            "a gap of an hour does not begin a new sitting; b follows a's last move",
+        ),
+        (
+            "M1 . . . . . .",
+            ". . . . . M1 .",
+            (1, 0, 1, 0),
+            "two and a half hours later is a sitting of its own",
+        ),
+        (
+            "M1",
+            "M3",
+            (1, 1, 1, 1),
+            "both in one bucket: each follows the other",
+        ),
+        (
+            "S S M1",
+            "M1 S",
+            (1, 1, 1, 0),
+            "stalls neither begin nor lead sittings",
+        ),
+    ];
+    for &(a, b, want, why) in rows {
+        let s = signals_of(a, b, 0);
+        assert_eq!(
+            (s.a_sittings, s.a_followed, s.b_sittings, s.b_followed),
+            want,
+            "{why}: a = {a:?}, b = {b:?}"
+        );
+    }
+}
+
+/// a, b, extra accounts on IP 1, expected (shared, crowded, networks), why.
+type TravelRow<'a> = (String, String, u32, (u32, u32, u32), &'a str);
+
+#[test]
+fn co_travel_counts_distinct_uncrowded_networks_shared_on_a_day() {
+    // Days are 48 buckets: the word after 47 idle ones is the next day.
+    let next_day = |first: &str, then: &str| format!("{first} {}{then}", ". ".repeat(47));
+    let rows: Vec<TravelRow> = vec![
+        (
+            "M1 M2".into(),
+            "M2 M1".into(),
+            0,
+            (2, 0, 1),
+            "IPs 1 and 2 on one day: two address-days, one network",
+        ),
+        (
+            next_day("M1", "M11"),
+            next_day("M1", "M11"),
+            0,
+            (2, 0, 2),
+            "home on day 0, another network on day 1: two networks",
+        ),
+        (
+            "M1 M11".into(),
+            "M11 .".into(),
+            0,
+            (1, 0, 1),
+            "IP 1 is a's alone",
+        ),
+        (
+            "M1 M11".into(),
+            "M1 M11".into(),
+            20,
+            (2, 1, 1),
+            "IP 1 is crowded that day: shared, but not a network of their own",
+        ),
+    ];
+    for (a, b, crowd, want, why) in rows {
+        let s = signals_of(&a, &b, crowd);
+        assert_eq!(
+            (s.shared_ip_days, s.crowded_ip_days, s.networks),
+            want,
+            "{why}: a = {a:?}, b = {b:?}"
+        );
+    }
+}
+
+#[test]
+fn the_model_reads_a_careful_owner_above_a_family_at_one_computer() {
+    // A careful owner: every sitting of one account is accompanied by the
+    // other, from home and from work; a family member also plays alone
+    // from work while the other plays at home.
+    let owner = Signals {
+        a_buckets: 40,
+        b_buckets: 20,
+        a_accompanied_milli: 30_000,
+        b_accompanied_milli: 20_000,
+        a_sittings: 30,
+        a_followed: 6,
+        b_sittings: 20,
+        b_followed: 19,
+        apart: 0,
+        networks: 2,
+        shared_ip_days: 20,
+        crowded_ip_days: 0,
+    };
+    let family = Signals {
+        a_accompanied_milli: 12_000,
+        b_accompanied_milli: 8_000,
+        a_followed: 15,
+        b_followed: 7,
+        apart: 6,
+        networks: 1,
+        ..owner
+    };
+    let p = |s: &Signals| MODEL.probability(&improved::features(0.6, 0.55, s));
+    assert!(p(&owner) > p(&family), "{} <= {}", p(&owner), p(&family));
+    assert!((0.0..=1.0).contains(&p(&owner)));
+}
+
+fn spec() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            Just(".".to_string()),
+            Just("S".to_string()),
+            (0u32..4).prop_map(|i| format!("M{}", [0, 1, 2, 11][i as usize])),
+        ],
+        0..30,
+    )
+    .prop_map(|w| w.join(" "))
+}
+
+proptest! {
+    #[test]
+    fn the_improved_score_lies_in_0_1_and_is_symmetric(a in spec(), b in spec(), crowd in 0u32..25) {
+        let segs = world(&a, &b, crowd, 1);
+        let season = Season::inferred(1);
+        let cx = Context::new(&segs, &season);
+        let [ab, ba] = improved::score_both(&cx, 0, 1);
+        let [ba2, ab2] = improved::score_both(&cx, 1, 0);
+        prop_assert!((0.0..=1.0).contains(&ab.similarity));
+        prop_assert_eq!(ab.similarity, ba.similarity);
+        prop_assert_eq!(ab.similarity, ab2.similarity);
+        prop_assert_eq!(&ab.evidence, &ab2.evidence);
+        prop_assert_eq!(&ba.evidence, &ba2.evidence);
+        let s = ab.evidence.signals.expect("signals");
+        prop_assert_eq!(s.swapped(), ba.evidence.signals.expect("signals"));
+        // The scan's path (counts from the context, jumping over far
+        // buckets) agrees with the plain one.
+        let plain = signals(&cx, &segs.by_user[0], &segs.by_user[1], cx.ip_days(0), cx.ip_days(1));
+        prop_assert_eq!(s, plain);
+    }
+
+    #[test]
+    fn the_model_stays_in_0_1(x in prop::array::uniform10(-1e6f64..1e6)) {
+        let p = MODEL.probability(&x);
+        prop_assert!((0.0..=1.0).contains(&p));
+    }
+}

@@ -1,0 +1,79 @@
+"""Improved mode's features, mirrored from scoring/src/improved/mod.rs
+(`features`), and the pairs of a JSON report labelled by a truth.json."""
+import json
+import math
+
+FEATURES = ["reference_max", "reference_min", "sitting_max", "sitting_min",
+            "followed_max", "followed_min",
+            "apart_rate", "log_networks", "log_uncrowded_ip_days", "crowded_share"]
+
+
+def features(ab, ba, s):
+    def share(milli, n):
+        return 0.0 if n == 0 else min(milli / 1000.0 / n, 1.0)
+    sa = share(s["a_accompanied_milli"], s["a_buckets"])
+    sb = share(s["b_accompanied_milli"], s["b_buckets"])
+    fa = share(s["a_followed"] * 1000, s["a_sittings"])
+    fb = share(s["b_followed"] * 1000, s["b_sittings"])
+    fewer = max(min(s["a_buckets"], s["b_buckets"]), 1)
+    uncrowded = max(s["shared_ip_days"] - s["crowded_ip_days"], 0)
+    return [2 * max(ab, ba) - 1, 2 * min(ab, ba) - 1, max(sa, sb), min(sa, sb), max(fa, fb), min(fa, fb),
+            min(s["apart"] / fewer, 1.0), math.log1p(s["networks"]), math.log1p(uncrowded),
+            s["crowded_ip_days"] / max(s["shared_ip_days"], 1)]
+
+
+def truth_index(truth):
+    group, style = {}, {}
+    for i, g in enumerate(truth["groups"]):
+        for a in g["accounts"]:
+            group[a] = i
+            style[a] = g["style"]
+    rank = {"household": 0, "office": 1, "carrier_nat": 2}
+    sharing = {}
+    for j, l in enumerate(truth.get("lookalikes", [])):
+        kind = l["kind"]
+        cause = "household" if kind in ("household", "family_shared_computer") else \
+            "office" if kind in ("office", "university") else "carrier_nat"
+        for a in l["accounts"]:
+            sharing.setdefault(a, []).append((j, cause, kind))
+    return group, style, sharing, rank
+
+
+def cause(sharing, rank, a, b):
+    sa, sb = sharing.get(a, []), sharing.get(b, [])
+    cs = [(c, k) for (i, c, k) in sa for (j, _, _) in sb if i == j]
+    if not cs:
+        return ("other", "other")
+    return min(cs, key=lambda x: rank[x[0]])
+
+
+def undirected(report_path, truth_path):
+    """Undirected pairs: dict (a, b) -> {ref, improved, x, label, style, cause, kind}."""
+    rep = json.load(open(report_path))
+    truth = json.load(open(truth_path))
+    group, style, sharing, rank = truth_index(truth)
+    by = {}
+    for p in rep["pairs"]:
+        a, b = p["user_a"], p["user_b"]
+        key = (min(a, b), max(a, b))
+        d = by.setdefault(key, {})
+        d[(a, b)] = p
+    out = {}
+    for (a, b), d in by.items():
+        ps = list(d.values())
+        ref = [(q["sum"] / q["weight"]) / 2 + 0.5 for q in ps]
+        ab = ref[0]
+        ba = ref[1] if len(ref) > 1 else ref[0]
+        s = ps[0]["evidence"].get("signals")
+        same = a in group and b in group and group[a] == group[b]
+        c, k = cause(sharing, rank, a, b)
+        out[(a, b)] = {
+            "ref": max(ref),
+            "improved": max(q["similarity"] for q in ps),
+            "x": features(ab, ba, s) if s else None,
+            "label": same,
+            "style": style.get(a) if same else None,
+            "cause": None if same else c,
+            "kind": None if same else k,
+        }
+    return out, truth
