@@ -80,6 +80,8 @@ pub struct IngestArgs {
     /// Bucket size in minutes for the stored segments.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440))]
     pub bucket_minutes: u32,
+    #[command(flatten)]
+    pub limits: InputLimits,
 }
 
 #[derive(Debug, Subcommand)]
@@ -122,6 +124,27 @@ pub struct ScanOptions {
     /// Bucket size in minutes.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440))]
     pub bucket_minutes: u32,
+    /// Accounts on one address on one day above which the address is left
+    /// out of that day's candidate pairs (and named in the report).
+    #[arg(long, default_value_t = schema::DEFAULT_CROWD_LIMIT, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
+    pub crowd_limit: usize,
+}
+
+/// The record rule's bounds for reading logs (see README, "Input rules").
+#[derive(Debug, Args, Clone)]
+pub struct InputLimits {
+    /// Earliest plausible move time, YYYY-MM-DD (UTC).
+    #[arg(long, default_value = "2000-01-01")]
+    pub earliest: String,
+    /// Latest plausible move time, YYYY-MM-DD (UTC); default one day after now.
+    #[arg(long)]
+    pub latest: Option<String>,
+    /// Bytes per field (username, game, ip).
+    #[arg(long, default_value_t = schema::rules::DEFAULT_MAX_FIELD)]
+    pub max_field_bytes: usize,
+    /// Bytes per line.
+    #[arg(long, default_value_t = schema::rules::DEFAULT_MAX_LINE)]
+    pub max_line_bytes: usize,
 }
 
 #[derive(Debug, Args)]
@@ -164,6 +187,8 @@ pub struct ReportArgs {
     /// With --input: keep file order instead of sorting by time.
     #[arg(long, requires = "input")]
     pub reference_order: bool,
+    #[command(flatten)]
+    pub limits: InputLimits,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// List every scored candidate pair, not only flagged ones.
@@ -267,4 +292,21 @@ pub struct DemoArgs {
     /// The simulated world's seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+}
+
+impl InputLimits {
+    /// The bounds as the reader and the store take them.
+    pub fn limits(&self) -> anyhow::Result<schema::rules::Limits> {
+        let day = |s: &str| ingest::time::parse_date(s).map_err(anyhow::Error::msg);
+        let mut l = schema::rules::Limits::default();
+        l.earliest = day(&self.earliest)?;
+        if let Some(latest) = &self.latest {
+            // The whole day.
+            l.latest = day(latest)? + schema::SECONDS_PER_DAY - 1;
+        }
+        l.max_field = self.max_field_bytes;
+        l.max_line = self.max_line_bytes;
+        anyhow::ensure!(l.earliest <= l.latest, "--earliest lies after --latest");
+        Ok(l)
+    }
 }

@@ -78,7 +78,7 @@ pub fn scan(
         });
     }
     let members = participants(segments, season).map_err(ScanError::Season)?;
-    let pairs = candidate_pairs(segments, &members, season);
+    let (pairs, crowded) = candidate_pairs(segments, &members, season, params.crowd_limit);
     let mut scores: Vec<PairScore> = pairs
         .par_iter()
         .flat_map_iter(|&(x, y)| [(x, y), (y, x)])
@@ -104,6 +104,7 @@ pub fn scan(
         candidate_pairs: pairs.len(),
         pairs: scores,
         cliques,
+        crowded,
     })
 }
 

@@ -15,10 +15,12 @@
 //!
 //! The code is split by table family: [`moves`] (raw moves, games, the
 //! ingest transaction), [`segments`] (segmentations and their runs),
-//! [`seasons`], [`scans`] (scans, their pairs and cliques), [`marks`] (the
+//! [`seasons`], [`scans`] (scans, their pairs and cliques), [`crowds`] (the
+//! addresses a scan left out for crowding), [`marks`] (the
 //! daemon's high-water marks); [`sql`] holds the batched insert helper they
 //! share.
 
+mod crowds;
 mod marks;
 mod moves;
 mod scans;
@@ -29,6 +31,7 @@ mod sql;
 pub use moves::IngestBatch;
 
 use crate::model::*;
+use crate::rules::Limits;
 use crate::season::Season;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::AnyPool;
@@ -58,6 +61,8 @@ pub enum StoreError {
     Sql(#[from] sqlx::Error),
     #[error("the database holds data this version cannot read: {0}")]
     Corrupt(String),
+    #[error("the store refuses {0}")]
+    Refused(String),
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -82,15 +87,26 @@ pub fn normalize_url(url: &str) -> String {
 }
 
 /// The URL with any password replaced by `***`, for messages and logs.
+/// Parsed with the `url` crate, never cut at a character: a password may
+/// hold `@`, `:` or `/`. What cannot be parsed is not shown at all.
 pub fn redact_url(url: &str) -> String {
-    if let Some((scheme, rest)) = url.split_once("://") {
-        if let Some((cred, host)) = rest.split_once('@') {
-            if let Some((user, _)) = cred.split_once(':') {
-                return format!("{scheme}://{user}:***@{host}");
+    match url::Url::parse(url) {
+        Ok(mut u) => {
+            if u.password().is_some() {
+                // Only fails for URLs that cannot have a password.
+                u.set_password(Some("***")).ok();
             }
+            for (k, _) in u.query_pairs() {
+                if k.eq_ignore_ascii_case("password") {
+                    u.set_query(Some("password=***"));
+                    break;
+                }
+            }
+            u.to_string()
         }
+        Err(_) if !url.contains('@') && !url.contains("password") => url.to_owned(),
+        Err(_) => "<a database URL that cannot be parsed>".to_owned(),
     }
-    url.to_owned()
 }
 
 /// A store of moves, segments, seasons and scans.
@@ -99,6 +115,9 @@ pub struct Store {
     pub(super) pool: AnyPool,
     pub(super) backend: Backend,
     url: String,
+    /// The record rule: the store refuses to insert, and leaves out when
+    /// loading, what breaks it.
+    pub(super) limits: Limits,
 }
 
 /// The segments stored for one bucket size.
@@ -209,7 +228,18 @@ impl Store {
             pool,
             backend,
             url: shown,
+            limits: Limits::default(),
         })
+    }
+
+    /// The same store with another record rule (see [`crate::rules`]).
+    pub fn with_limits(mut self, limits: Limits) -> Store {
+        self.limits = limits;
+        self
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     pub fn backend(&self) -> Backend {
@@ -238,6 +268,15 @@ mod tests {
         assert_eq!(
             redact_url("postgres://me:secret@localhost/db"),
             "postgres://me:***@localhost/db"
+        );
+        // A password holding `@`, `:` and `/` is hidden whole.
+        let shown = redact_url("postgres://me:p@ss:w/rd@db.example:5432/detect");
+        assert!(!shown.contains("ss:w") && !shown.contains("rd@"), "{shown}");
+        assert!(shown.contains("***"), "{shown}");
+        assert_eq!(redact_url("sqlite://detect.db"), "sqlite://detect.db");
+        assert_eq!(
+            redact_url("mysql://u@h/db?password=hunter2"),
+            "mysql://u@h/db?password=***"
         );
     }
 }

@@ -20,8 +20,8 @@ impl Store {
         let mut tx = self.pool.begin().await?;
         let id: i64 = sqlx::query(
             "INSERT INTO scans (season, season_from, season_to, season_games, threshold, bucket_seconds, mode, \
-             generation, created_at, participants, candidate_pairs) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+             generation, created_at, participants, candidate_pairs, crowd_limit) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
         )
         .bind(season.number as i64)
         .bind(season.from)
@@ -34,6 +34,7 @@ impl Store {
         .bind(created_at)
         .bind(result.participants as i64)
         .bind(result.candidate_pairs as i64)
+        .bind(result.params.crowd_limit as i64)
         .fetch_one(&mut *tx)
         .await?
         .try_get(0)?;
@@ -90,6 +91,7 @@ impl Store {
             |q, &(k, m)| q.bind(id).bind(k).bind(m.clone()),
         )
         .await?;
+        super::crowds::save_crowds(self.backend, &mut tx, id, &result.crowded).await?;
         tx.commit().await?;
         Ok(id)
     }
@@ -107,7 +109,7 @@ impl Store {
             .map(|r| r.try_get(0))
             .collect::<Result<_, _>>()?;
         for &id in &old {
-            for table in ["scan_pairs", "scan_cliques"] {
+            for table in ["scan_pairs", "scan_cliques", "scan_crowds"] {
                 sqlx::query(&format!("DELETE FROM {table} WHERE scan_id = $1"))
                     .bind(id)
                     .execute(&mut *tx)
@@ -153,7 +155,7 @@ impl Store {
         like: Option<(i64, Mode)>,
     ) -> Result<Option<StoredScan>> {
         const COLUMNS: &str = "SELECT id, season, season_from, season_to, season_games, threshold, \
-             bucket_seconds, mode, generation, created_at, participants, candidate_pairs FROM scans";
+             bucket_seconds, mode, generation, created_at, participants, candidate_pairs, crowd_limit FROM scans";
         let row = match like {
             None => {
                 sqlx::query(&format!(
@@ -195,6 +197,9 @@ impl Store {
                 "reference" => Mode::Reference,
                 other => return Err(StoreError::Corrupt(format!("unknown scan mode {other:?}"))),
             },
+            crowd_limit: row
+                .try_get::<Option<i64>, _>(12)?
+                .map_or(DEFAULT_CROWD_LIMIT, |n| n as usize),
         };
         let generation: i64 = row.try_get(8)?;
         let created_at: i64 = row.try_get(9)?;
@@ -269,6 +274,7 @@ impl Store {
                 candidate_pairs: candidate_pairs as usize,
                 pairs,
                 cliques,
+                crowded: self.scan_crowds(id).await?,
             },
         }))
     }
