@@ -330,14 +330,24 @@ fn run_stage(stage: &str, file: &Path, _extra: Option<&str>) -> String {
             format!("(parity {n})")
         }
         "segment" => {
-            let segs = detect::pipeline::segments_from_files(&[path.to_owned()], 1800, false, &ingest::Limits::default())
-                .expect("segment");
+            let segs = detect::pipeline::segments_from_files(
+                &[path.to_owned()],
+                1800,
+                false,
+                &ingest::Limits::default(),
+            )
+            .expect("segment");
             let n: usize = segs.by_user.iter().map(Vec::len).sum();
             format!("{n} segments")
         }
         "scan" => {
-            let segs = detect::pipeline::segments_from_files(&[path.to_owned()], 1800, false, &ingest::Limits::default())
-                .expect("segment");
+            let segs = detect::pipeline::segments_from_files(
+                &[path.to_owned()],
+                1800,
+                false,
+                &ingest::Limits::default(),
+            )
+            .expect("segment");
             let season = schema::Season::inferred(1);
             let t = Instant::now();
             let result =

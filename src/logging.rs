@@ -15,7 +15,10 @@ pub fn init(verbose: u8, daemon: bool) {
         _ => "debug",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    // Colours only for a terminal: a log file gets no escape sequences.
+    use std::io::IsTerminal;
     let _ = tracing_subscriber::fmt()
+        .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .try_init();

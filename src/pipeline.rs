@@ -142,7 +142,7 @@ pub async fn ingest_file(store: &Store, path: &str, skip_bad: bool) -> Result<In
                 summary.records += 1;
                 summary.skipped += 1;
             }
-            Err(e) if skip_bad && e.line.is_some() => {
+            Err(e) if skip_bad && e.is_bad_line() => {
                 summary.bad += 1;
                 if summary.bad_examples.len() < BAD_LINES_LISTED {
                     summary.bad_examples.push(e);

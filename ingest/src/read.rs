@@ -25,6 +25,16 @@ pub struct ReadError {
     /// 1-based line number, when the problem is one line.
     pub line: Option<u64>,
     pub message: String,
+    /// Reading failed (a broken gzip stream, a disk error): the rest of the
+    /// file is lost, so this is never a bad line to skip.
+    pub io: bool,
+}
+
+impl ReadError {
+    /// Whether `--skip-bad` may skip it: one bad line, the file read on.
+    pub fn is_bad_line(&self) -> bool {
+        self.line.is_some() && !self.io
+    }
 }
 
 impl fmt::Display for ReadError {
@@ -111,6 +121,7 @@ pub fn open_log_with(path: &str, limits: &Limits) -> Result<LogReader, ReadError
         file: name.clone(),
         line: None,
         message,
+        io: false,
     };
     let raw: Box<dyn Read + Send> = if path == "-" {
         Box::new(io::stdin())
@@ -181,6 +192,7 @@ fn read_header(lines: &mut BoundedLines, name: &str) -> Result<CsvState, ReadErr
         file: name.to_owned(),
         line,
         message,
+        io: false,
     };
     let mut state = CsvState {
         columns: CsvColumns {
@@ -224,9 +236,12 @@ fn read_header(lines: &mut BoundedLines, name: &str) -> Result<CsvState, ReadErr
                 .position(|h| h.trim().eq_ignore_ascii_case(want))
         })
     };
-    let looks_like_names = headers
-        .iter()
-        .all(|h| h.len() <= 40 && h.trim().chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    let looks_like_names = headers.iter().all(|h| {
+        h.len() <= 40
+            && h.trim()
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+    });
     let need = |names: &[&str]| {
         find(names).ok_or_else(|| {
             let has = if looks_like_names {
@@ -267,10 +282,11 @@ fn split_csv<'s>(state: &'s mut CsvState, line: &str) -> Result<Vec<&'s str>, St
     state.ends.resize(bytes.len() + 2, 0);
     let (mut nin, mut nout, mut nend) = (0, 0, 0);
     loop {
-        let (res, i, o, e) =
-            state
-                .core
-                .read_record(&bytes[nin..], &mut state.out[nout..], &mut state.ends[nend..]);
+        let (res, i, o, e) = state.core.read_record(
+            &bytes[nin..],
+            &mut state.out[nout..],
+            &mut state.ends[nend..],
+        );
         nin += i;
         nout += o;
         nend += e;
@@ -285,7 +301,8 @@ fn split_csv<'s>(state: &'s mut CsvState, line: &str) -> Result<Vec<&'s str>, St
     for &end in &state.ends[..nend] {
         // Removing ASCII quotes from valid UTF-8 leaves valid UTF-8.
         fields.push(
-            std::str::from_utf8(&state.out[start..end]).map_err(|_| "not valid UTF-8".to_owned())?,
+            std::str::from_utf8(&state.out[start..end])
+                .map_err(|_| "not valid UTF-8".to_owned())?,
         );
         start = end;
     }
@@ -389,7 +406,11 @@ fn json_line<'t>(text: &'t str, limits: &Limits) -> Result<LineRef<'t>, String> 
 /// writes a missing value: an empty `username` or `ip` cell is read as JSON's
 /// `null`, and the record is skipped. A cell of white space is a value, and
 /// breaks the rule.
-fn csv_line<'r>(state: &'r mut CsvState, text: &str, limits: &Limits) -> Result<LineRef<'r>, String> {
+fn csv_line<'r>(
+    state: &'r mut CsvState,
+    text: &str,
+    limits: &Limits,
+) -> Result<LineRef<'r>, String> {
     let want = state.header_len;
     let c = state.columns;
     let fields = split_csv(state, text)?;
@@ -432,6 +453,7 @@ impl LogReader {
             file: file.clone(),
             line: Some(line),
             message,
+            io: false,
         };
         let n = loop {
             let n = match lines.advance()? {
@@ -448,7 +470,9 @@ impl LogReader {
                 // An I/O error ends the file: there is no next line.
                 Err(e) => {
                     *done = true;
-                    return Some(Err(fail(lines.number() + 1, format!("cannot read: {e}"))));
+                    let mut err = fail(lines.number() + 1, format!("cannot read: {e}"));
+                    err.io = true;
+                    return Some(Err(err));
                 }
             };
             if !lines.current().iter().all(u8::is_ascii_whitespace) {

@@ -79,7 +79,13 @@ pub enum Violation {
 
 impl Limits {
     /// Checks one record against the rule.
-    pub fn check(&self, username: &str, game: &str, time: Epoch, ip: &str) -> Result<(), Violation> {
+    pub fn check(
+        &self,
+        username: &str,
+        game: &str,
+        time: Epoch,
+        ip: &str,
+    ) -> Result<(), Violation> {
         for (field, value) in [("username", username), ("game", game), ("ip", ip)] {
             if value.len() > self.max_field {
                 return Err(Violation::FieldTooLong {

@@ -29,10 +29,7 @@ pub fn season_bucket_records(
     let members = scoring::participants(segments, season)?;
     let (pairs, _) =
         scoring::candidate_pairs(segments, &members, season, schema::DEFAULT_CROWD_LIMIT);
-    let mut users: Vec<u32> = pairs
-        .into_iter()
-        .flat_map(|(a, b)| [a, b])
-        .collect();
+    let mut users: Vec<u32> = pairs.into_iter().flat_map(|(a, b)| [a, b]).collect();
     users.sort_unstable();
     users.dedup();
     let mut records = segments.bucket_records(&users);

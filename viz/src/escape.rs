@@ -123,7 +123,10 @@ mod tests {
         assert!(matches!(terminal("Ünïcødé名前"), Cow::Borrowed(_)));
         assert_eq!(terminal("a\nb\tc\rd"), "a\\nb\\tc\\rd");
         assert_eq!(terminal("\u{1b}[31mred"), "\\u{1b}[31mred");
-        assert_eq!(terminal("x\u{7f}\u{9b}\u{202e}"), "x\\u{7f}\\u{9b}\\u{202e}");
+        assert_eq!(
+            terminal("x\u{7f}\u{9b}\u{202e}"),
+            "x\\u{7f}\\u{9b}\\u{202e}"
+        );
     }
 
     #[test]
