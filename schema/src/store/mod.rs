@@ -242,6 +242,17 @@ impl Store {
         &self.limits
     }
 
+    /// Starts a write transaction. On SQLite it takes the write lock at
+    /// `BEGIN IMMEDIATE`, so a second writer waits (the busy timeout) for
+    /// the first to finish, instead of failing with `database is locked`
+    /// when its read transaction cannot become a write transaction.
+    pub(super) async fn begin_write(&self) -> Result<sqlx::Transaction<'_, sqlx::Any>> {
+        Ok(match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.pool.begin().await?,
+        })
+    }
+
     pub fn backend(&self) -> Backend {
         self.backend
     }

@@ -13,13 +13,7 @@ impl Store {
     /// Starts an ingest: nothing is visible to others until
     /// [`IngestBatch::commit`], and dropping the batch rolls it back.
     pub async fn begin_ingest(&self) -> Result<IngestBatch<'_>> {
-        // SQLite: take the write lock at BEGIN, so a second writer waits
-        // for it (busy timeout) instead of failing when a read transaction
-        // tries to become a write transaction.
-        let tx = match self.backend {
-            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
-            Backend::Postgres => self.pool.begin().await?,
-        };
+        let tx = self.begin_write().await?;
         Ok(IngestBatch {
             backend: self.backend,
             tx,

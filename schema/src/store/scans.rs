@@ -17,7 +17,7 @@ impl Store {
         generation: i64,
         created_at: Epoch,
     ) -> Result<i64> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let id: i64 = sqlx::query(
             "INSERT INTO scans (season, season_from, season_to, season_games, threshold, bucket_seconds, mode, \
              generation, created_at, participants, candidate_pairs, crowd_limit) \
@@ -99,7 +99,7 @@ impl Store {
     /// Deletes all but the `keep` most recent scans of a season, in one
     /// transaction; returns how many were deleted.
     pub async fn prune_scans(&self, season: u32, keep: u32) -> Result<u64> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let old: Vec<i64> = sqlx::query("SELECT id FROM scans WHERE season = $1 ORDER BY id DESC")
             .bind(season as i64)
             .fetch_all(&mut *tx)

@@ -17,7 +17,7 @@ impl Store {
         reference_order: bool,
         generation: i64,
     ) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let old: Vec<i64> = sqlx::query("SELECT id FROM segmentations WHERE bucket_seconds = $1")
             .bind(segments.bucket_seconds)
             .fetch_all(&mut *tx)
