@@ -51,8 +51,14 @@ fn a_crowd_over_the_limit_is_left_out_and_named_by_pseudonym() {
         text.contains("crowded-IP-1  2015-05-03  30 accounts"),
         "{text}"
     );
-    assert!(!text.contains("10.66.66.66"), "raw IP in the report: {text}");
-    assert!(text.contains("pair_a") && !text.contains("crowd001"), "{text}");
+    assert!(
+        !text.contains("10.66.66.66"),
+        "raw IP in the report: {text}"
+    );
+    assert!(
+        text.contains("pair_a") && !text.contains("crowd001"),
+        "{text}"
+    );
 
     let json = db.ok(&[
         "report",
@@ -82,5 +88,8 @@ fn at_the_limit_every_pair_is_kept() {
     // The same store with a lower limit: a new scan, the crowd left out.
     let text = db.ok(&["report", "--season", "1", "--crowd-limit", "19"]);
     assert!(text.contains("candidate pairs   1 "), "{text}");
-    assert!(text.contains("crowded-IP-1  2015-05-03  20 accounts"), "{text}");
+    assert!(
+        text.contains("crowded-IP-1  2015-05-03  20 accounts"),
+        "{text}"
+    );
 }

@@ -67,6 +67,8 @@ impl Live {
                 start,
             } => {
                 sqlx::any::install_default_drivers();
+                use secrecy::ExposeSecret;
+                let url = url.expose_secret();
                 let shown = redact_url(url);
                 let options = AnyConnectOptions::from_str(url)
                     .map_err(|e| anyhow!("cannot open the site database {shown}: {e}"))?;
