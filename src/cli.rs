@@ -298,14 +298,16 @@ impl InputLimits {
     /// The bounds as the reader and the store take them.
     pub fn limits(&self) -> anyhow::Result<schema::rules::Limits> {
         let day = |s: &str| ingest::time::parse_date(s).map_err(anyhow::Error::msg);
-        let mut l = schema::rules::Limits::default();
-        l.earliest = day(&self.earliest)?;
+        let mut l = schema::rules::Limits {
+            earliest: day(&self.earliest)?,
+            max_field: self.max_field_bytes,
+            max_line: self.max_line_bytes,
+            ..Default::default()
+        };
         if let Some(latest) = &self.latest {
             // The whole day.
             l.latest = day(latest)? + schema::SECONDS_PER_DAY - 1;
         }
-        l.max_field = self.max_field_bytes;
-        l.max_line = self.max_line_bytes;
         anyhow::ensure!(l.earliest <= l.latest, "--earliest lies after --latest");
         Ok(l)
     }
