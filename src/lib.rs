@@ -11,6 +11,7 @@ pub mod commands;
 pub mod daemon;
 pub mod logging;
 pub mod pipeline;
+pub mod privacy;
 pub mod report;
 
 use cli::{Cli, Command};
@@ -31,6 +32,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Eval(args) => commands::simulate::run_eval(&db, args).await,
         Command::Demo(args) => commands::simulate::run_demo(args).await,
         Command::Daemon(args) => daemon::run(&db, args).await,
+        Command::Purge(args) => commands::purge::run(&db, args).await,
+        Command::Ip(args) => commands::ip::run(&db, args).await,
     }
 }
 
