@@ -333,14 +333,24 @@ fn run_stage(stage: &str, file: &Path, _extra: Option<&str>) -> String {
             format!("(parity {n})")
         }
         "segment" => {
-            let segs = detect::pipeline::segments_from_files(&[path.to_owned()], 1800, false)
-                .expect("segment");
+            let segs = detect::pipeline::segments_from_files(
+                &[path.to_owned()],
+                1800,
+                false,
+                &ingest::Limits::default(),
+            )
+            .expect("segment");
             let n: usize = segs.by_user.iter().map(Vec::len).sum();
             format!("{n} segments")
         }
         "scan" => {
-            let segs = detect::pipeline::segments_from_files(&[path.to_owned()], 1800, false)
-                .expect("segment");
+            let segs = detect::pipeline::segments_from_files(
+                &[path.to_owned()],
+                1800,
+                false,
+                &ingest::Limits::default(),
+            )
+            .expect("segment");
             let season = schema::Season::inferred(1);
             let t = Instant::now();
             let result =
@@ -355,8 +365,13 @@ fn run_stage(stage: &str, file: &Path, _extra: Option<&str>) -> String {
             return format!("{:.4} {} {out}", start.elapsed().as_secs_f64(), peak_kb());
         }
         "scan-modes" => {
-            let segs = detect::pipeline::segments_from_files(&[path.to_owned()], 1800, false)
-                .expect("segment");
+            let segs = detect::pipeline::segments_from_files(
+                &[path.to_owned()],
+                1800,
+                false,
+                &ingest::Limits::default(),
+            )
+            .expect("segment");
             let season = schema::Season::inferred(1);
             // Best of three, alternating, so both modes see the same machine;
             // wall time and this process's CPU time (steadier on a busy one).

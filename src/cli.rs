@@ -91,6 +91,8 @@ pub struct IngestArgs {
     /// Bucket size in minutes for the stored segments.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440))]
     pub bucket_minutes: u32,
+    #[command(flatten)]
+    pub limits: InputLimits,
 }
 
 #[derive(Debug, Subcommand)]
@@ -143,6 +145,10 @@ pub struct ScanOptions {
     /// `reference` (the published method, exactly).
     #[arg(long, default_value = crate::pipeline::DEFAULT_MODE.as_str(), value_parser = parse_mode)]
     pub mode: schema::Mode,
+    /// Accounts on one address on one day above which the address is left
+    /// out of that day's candidate pairs (and named in the report).
+    #[arg(long, default_value_t = schema::DEFAULT_CROWD_LIMIT, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
+    pub crowd_limit: usize,
 }
 
 impl ScanOptions {
@@ -150,6 +156,7 @@ impl ScanOptions {
     pub fn params(&self) -> anyhow::Result<schema::ScanParams> {
         Ok(schema::ScanParams {
             mode: self.mode,
+            crowd_limit: self.crowd_limit,
             ..crate::pipeline::scan_params(
                 self.threshold
                     .unwrap_or(crate::pipeline::default_threshold(self.mode)),
@@ -161,6 +168,23 @@ impl ScanOptions {
 
 fn parse_mode(s: &str) -> Result<schema::Mode, String> {
     schema::Mode::parse(s).ok_or_else(|| format!("{s:?} is not a mode: use improved or reference"))
+}
+
+/// The record rule's bounds for reading logs (see README, "Input rules").
+#[derive(Debug, Args, Clone)]
+pub struct InputLimits {
+    /// Earliest plausible move time, YYYY-MM-DD (UTC).
+    #[arg(long, default_value = "2000-01-01")]
+    pub earliest: String,
+    /// Latest plausible move time, YYYY-MM-DD (UTC); default one day after now.
+    #[arg(long)]
+    pub latest: Option<String>,
+    /// Bytes per field (username, game, ip).
+    #[arg(long, default_value_t = schema::rules::DEFAULT_MAX_FIELD)]
+    pub max_field_bytes: usize,
+    /// Bytes per line.
+    #[arg(long, default_value_t = schema::rules::DEFAULT_MAX_LINE)]
+    pub max_line_bytes: usize,
 }
 
 #[derive(Debug, Args)]
@@ -203,6 +227,8 @@ pub struct ReportArgs {
     /// With --input: keep file order instead of sorting by time.
     #[arg(long, requires = "input")]
     pub reference_order: bool,
+    #[command(flatten)]
+    pub limits: InputLimits,
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
     /// List every scored candidate pair, not only flagged ones.
@@ -310,4 +336,23 @@ pub struct DemoArgs {
     /// The simulated world's seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+}
+
+impl InputLimits {
+    /// The bounds as the reader and the store take them.
+    pub fn limits(&self) -> anyhow::Result<schema::rules::Limits> {
+        let day = |s: &str| ingest::time::parse_date(s).map_err(anyhow::Error::msg);
+        let mut l = schema::rules::Limits {
+            earliest: day(&self.earliest)?,
+            max_field: self.max_field_bytes,
+            max_line: self.max_line_bytes,
+            ..Default::default()
+        };
+        if let Some(latest) = &self.latest {
+            // The whole day.
+            l.latest = day(latest)? + schema::SECONDS_PER_DAY - 1;
+        }
+        anyhow::ensure!(l.earliest <= l.latest, "--earliest lies after --latest");
+        Ok(l)
+    }
 }

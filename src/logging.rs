@@ -1,7 +1,8 @@
 //! Logs go to standard error through `tracing`, filtered by `RUST_LOG`
 //! (default `warn`, or `info` with `-v`; the daemon's default is `info`,
 //! since its log is its output). IP addresses are never logged at info level
-//! or above.
+//! or above. Every field is written with control characters escaped, and
+//! colour codes only go to a terminal.
 
 use tracing_subscriber::EnvFilter;
 
@@ -15,8 +16,29 @@ pub fn init(verbose: u8, daemon: bool) {
         _ => "debug",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    // Colours only for a terminal: a log file gets no escape sequences.
+    use std::io::IsTerminal;
     let _ = tracing_subscriber::fmt()
+        .with_ansi(std::io::stderr().is_terminal())
+        .fmt_fields(escaped_fields())
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .try_init();
+}
+
+/// Every field of every event, the message too, written with control
+/// characters escaped (`viz::escape::terminal`): a name or a file name
+/// holding a newline cannot forge a log line, nor ESC reach a terminal.
+fn escaped_fields() -> impl for<'w> tracing_subscriber::fmt::FormatFields<'w> + 'static {
+    use tracing_subscriber::field::MakeExt;
+    tracing_subscriber::fmt::format::debug_fn(|writer, field, value| {
+        let text = format!("{value:?}");
+        let text = viz::escape::terminal(&text);
+        if field.name() == "message" {
+            write!(writer, "{text}")
+        } else {
+            write!(writer, "{field}={text}")
+        }
+    })
+    .delimited(" ")
 }

@@ -2,7 +2,7 @@
 //! scan. Commands and the daemon are thin layers over these steps.
 
 use anyhow::{anyhow, bail, Result};
-use ingest::{open_log, LogLine, ReadError, Segmenter};
+use ingest::{open_log_with, Limits, LogLine, ReadError, Segmenter};
 use schema::season::seasons_in_game_names;
 use schema::store::{NewMove, Store, StoredScan};
 use schema::{Move, Names, ScanParams, ScanResult, Season, Segments, DEFAULT_BUCKET_SECONDS};
@@ -124,7 +124,7 @@ pub fn spinner(message: String) -> indicatif::ProgressBar {
 /// Ingests one log into the store in one transaction. A bad line rejects the
 /// whole file (nothing of it is stored) unless `skip_bad`.
 pub async fn ingest_file(store: &Store, path: &str, skip_bad: bool) -> Result<IngestSummary> {
-    let reader = open_log(path)?;
+    let reader = open_log_with(path, store.limits())?;
     let mut summary = IngestSummary {
         file: reader.file().to_owned(),
         ..Default::default()
@@ -151,7 +151,7 @@ pub async fn ingest_file(store: &Store, path: &str, skip_bad: bool) -> Result<In
                 summary.records += 1;
                 summary.skipped += 1;
             }
-            Err(e) if skip_bad && e.line.is_some() => {
+            Err(e) if skip_bad && e.is_bad_line() => {
                 summary.bad += 1;
                 if summary.bad_examples.len() < BAD_LINES_LISTED {
                     summary.bad_examples.push(e);
@@ -334,6 +334,7 @@ pub fn scan_is_current(
         && scan.season.games == season.games
         && p.bucket_seconds == params.bucket_seconds
         && p.mode == params.mode
+        && p.crowd_limit == params.crowd_limit
 }
 
 /// Applies another threshold to a scan's pairs: the flags and cliques follow.
@@ -353,6 +354,7 @@ pub fn segments_from_files(
     files: &[String],
     bucket_seconds: i64,
     reference_order: bool,
+    limits: &Limits,
 ) -> Result<Segments> {
     #[derive(Clone, Copy)]
     struct Compact {
@@ -364,11 +366,12 @@ pub fn segments_from_files(
     const CHUNK: usize = 16_384;
     let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Compact>>(8);
     let files = files.to_vec();
+    let limits = *limits;
     let reader = std::thread::spawn(move || -> Result<(Names, Names, Names)> {
         let (mut users, mut games, mut ips) =
             (Names::default(), Names::default(), Names::default());
         for path in &files {
-            let mut reader = open_log(path)?;
+            let mut reader = open_log_with(path, &limits)?;
             let bar = spinner(format!("reading {}", reader.file()));
             let mut chunk = Vec::with_capacity(CHUNK);
             let mut lines = 0u64;

@@ -11,6 +11,7 @@ use schema::{Cell, PairScore, ScanResult, Season};
 use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
+use viz::escape::{csv_cell, terminal};
 
 /// Where a report's scan came from.
 #[derive(Debug, Clone, Serialize)]
@@ -61,8 +62,8 @@ pub fn write_csv(out: impl Write, result: &ScanResult, all: bool) -> anyhow::Res
         let s = |c: Cell| e.tally(c).score.to_string();
         w.write_record([
             p.similarity.to_string(),
-            p.user_a.clone(),
-            p.user_b.clone(),
+            csv_cell(&p.user_a).into_owned(),
+            csv_cell(&p.user_b).into_owned(),
             n(Cell::SameIp),
             n(Cell::OtherIp),
             n(Cell::BothStalled),
@@ -94,6 +95,37 @@ struct JsonReport<'a> {
     summary: Summary,
     pairs: Vec<JsonPair<'a>>,
     cliques: &'a [schema::Clique],
+    crowded: Vec<CrowdedLine>,
+}
+
+/// A crowded address as reports show it: by pseudonym.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CrowdedLine {
+    /// `crowded-IP-1`, ... most accounts first.
+    pub address: String,
+    /// `YYYY-MM-DD`.
+    pub day: String,
+    pub accounts: usize,
+}
+
+/// The pseudonym of the `k`-th crowded address (1-based, most accounts
+/// first): `crowded-IP-k`. The raw address stays in the store.
+pub fn crowded_pseudonym(k: usize) -> String {
+    format!("crowded-IP-{k}")
+}
+
+/// The scan's crowded addresses, by pseudonym.
+pub fn crowded_lines(result: &ScanResult) -> Vec<CrowdedLine> {
+    result
+        .crowded
+        .iter()
+        .enumerate()
+        .map(|(k, c)| CrowdedLine {
+            address: crowded_pseudonym(k + 1),
+            day: format_utc(c.day * schema::SECONDS_PER_DAY)[..10].to_owned(),
+            accounts: c.accounts,
+        })
+        .collect()
 }
 
 #[derive(Serialize)]
@@ -147,6 +179,7 @@ pub fn write_json(
             })
             .collect(),
         cliques: &result.cliques,
+        crowded: crowded_lines(result),
     };
     serde_json::to_writer_pretty(out, &report)?;
     Ok(())
@@ -224,13 +257,13 @@ pub fn write_text(
         )?;
         let wa = rows
             .iter()
-            .map(|r| r.a.chars().count())
+            .map(|r| terminal(r.a).chars().count())
             .max()
             .unwrap_or(6)
             .max(6);
         let wb = rows
             .iter()
-            .map(|r| r.b.chars().count())
+            .map(|r| terminal(r.b).chars().count())
             .max()
             .unwrap_or(6)
             .max(6);
@@ -272,8 +305,8 @@ pub fn write_text(
             writeln!(
                 out,
                 "  {:<wa$}  {:<wb$}  {:>8}  {:>8}  {:>7}  {:>8}  {:>8}  {:>9}",
-                r.a,
-                r.b,
+                terminal(r.a),
+                terminal(r.b),
                 sim(r.ab),
                 sim(r.ba),
                 same,
@@ -292,8 +325,28 @@ pub fn write_text(
         writeln!(out)?;
         writeln!(out, "Cliques")?;
         for (k, c) in result.cliques.iter().enumerate() {
-            writeln!(out, "  {}. {}", k + 1, c.members.join(", "))?;
+            let names: Vec<_> = c.members.iter().map(|m| terminal(m)).collect();
+            writeln!(out, "  {}. {}", k + 1, names.join(", "))?;
         }
+    }
+    write_crowded(&mut out, result)?;
+    Ok(())
+}
+
+/// The addresses left out of candidate pairs for crowding, by pseudonym.
+fn write_crowded(mut out: impl Write, result: &ScanResult) -> anyhow::Result<()> {
+    let lines = crowded_lines(result);
+    if lines.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Crowded addresses: more than {} accounts on one day, left out of that day's candidate pairs",
+        result.params.crowd_limit
+    )?;
+    for c in &lines {
+        writeln!(out, "  {}  {}  {} accounts", c.address, c.day, c.accounts)?;
     }
     Ok(())
 }

@@ -681,3 +681,46 @@ fn bad_configurations_fail_at_start_with_one_sentence() {
     // Nothing was created by the failed starts.
     assert!(!dir.join("store.db").exists());
 }
+
+/// A site database's rows go through the same record rule as log lines: an
+/// implausible time, an empty name or a blank IP skips that row (named by
+/// its key), and the good rows around it are stored.
+#[test]
+fn site_database_rows_that_break_the_record_rule_are_skipped() {
+    let site = TestDb::new(Backend::Postgres);
+    pg_exec(
+        &site.url,
+        "CREATE TABLE moves (id serial PRIMARY KEY, username text, game text, time timestamptz NOT NULL, ip text)",
+    );
+    pg_exec(
+        &site.url,
+        "INSERT INTO moves (username, game, time, ip) VALUES \
+         ('ann', '4pLeague_S1_G', '2015-05-03 10:00:00+00', '10.3.3.3'), \
+         ('mallory', '4pLeague_S1_G', '9999-12-31 23:59:59+00', '10.3.3.3'), \
+         ('', '4pLeague_S1_G', '2015-05-03 10:05:00+00', '10.3.3.3'), \
+         ('mallory', '4pLeague_S1_G', '1970-01-01 00:00:05+00', '10.3.3.3'), \
+         ('mallory', '4pLeague_S1_G', '2015-05-03 10:06:00+00', '   '), \
+         ('ben', '4pLeague_S1_G', '2015-05-03 10:10:00+00', '10.3.3.3')",
+    );
+    let store = TestDb::new(Backend::Sqlite);
+    let dir = store.dir.path();
+    let config = write_config(
+        dir,
+        &format!(
+            "report_dir = {}\nseasons = [1]\n[schedule]\nscan = \"0 0 * * * *\"\n\
+             [[source]]\nurl = {:?}\nkey = \"id\"\n\
+             query = \"SELECT id, username, game, extract(epoch FROM time)::bigint AS timestamp, ip FROM moves WHERE id > $1 ORDER BY id\"\n",
+            toml_str(&dir.join("reports")),
+            site.url
+        ),
+    );
+    let out = once(dir, &store.url, &config);
+    let log = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(store_state(&store.url, &[], dir).moves, 2, "{log}");
+    assert_eq!(log.matches("a row is skipped").count(), 4, "{log}");
+    for key in ["row=2", "row=3", "row=4", "row=5"] {
+        assert!(log.contains(key), "{key}: {log}");
+    }
+    assert!(log.contains("outside the plausible range"), "{log}");
+    assert!(log.contains("the username is empty"), "{log}");
+}

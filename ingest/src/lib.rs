@@ -11,9 +11,11 @@
 //! What it is not: it does not store anything (the store in `detect-schema`
 //! does) and it does not score (that is `detect-scoring`).
 
+pub mod lines;
 pub mod read;
 pub mod segment;
 pub mod time;
 
-pub use read::{open_log, LineRef, LogLine, LogReader, MoveRef, ReadError};
+pub use read::{open_log, open_log_with, LineRef, LogLine, LogReader, MoveRef, ReadError};
+pub use schema::rules::Limits;
 pub use segment::{segment_moves, sort_by_time, Segmenter};

@@ -5,8 +5,10 @@
 //! file and the line. What to do with a bad line (reject the file, or skip
 //! it) is the caller's choice.
 
+use crate::lines::{strip_bom, BoundedLines};
 use crate::time::parse_time;
 use flate2::read::MultiGzDecoder;
+use schema::rules::Limits;
 use schema::{Epoch, Move};
 use serde::Deserialize;
 use std::borrow::Cow;
@@ -23,6 +25,16 @@ pub struct ReadError {
     /// 1-based line number, when the problem is one line.
     pub line: Option<u64>,
     pub message: String,
+    /// Reading failed (a broken gzip stream, a disk error): the rest of the
+    /// file is lost, so this is never a bad line to skip.
+    pub io: bool,
+}
+
+impl ReadError {
+    /// Whether `--skip-bad` may skip it: one bad line, the file read on.
+    pub fn is_bad_line(&self) -> bool {
+        self.line.is_some() && !self.io
+    }
 }
 
 impl fmt::Display for ReadError {
@@ -56,24 +68,25 @@ pub enum Format {
 /// An iterator over the lines of one log, each with its 1-based line number.
 pub struct LogReader {
     file: String,
-    inner: Inner,
+    lines: BoundedLines,
+    limits: Limits,
+    /// `None` for JSON lines.
+    csv: Option<CsvState>,
     /// An I/O error ended the file.
     done: bool,
 }
 
-enum Inner {
-    Json {
-        reader: Box<dyn BufRead + Send>,
-        buf: String,
-        line: u64,
-    },
-    Csv {
-        reader: csv::Reader<Box<dyn BufRead + Send>>,
-        columns: CsvColumns,
-        record: csv::StringRecord,
-    },
+/// What the CSV side keeps between lines: the columns found in the header
+/// and the buffers of the field splitter.
+struct CsvState {
+    columns: CsvColumns,
+    header_len: usize,
+    core: csv_core::Reader,
+    out: Vec<u8>,
+    ends: Vec<usize>,
 }
 
+#[derive(Clone, Copy)]
 struct CsvColumns {
     username: usize,
     game: Option<usize>,
@@ -88,10 +101,17 @@ impl LogReader {
     }
 }
 
+/// Opens a log with the default [`Limits`]: see [`open_log_with`].
+pub fn open_log(path: &str) -> Result<LogReader, ReadError> {
+    open_log_with(path, &Limits::default())
+}
+
 /// Opens a log: a path, or `-` for standard input. Gzip is recognised by its
 /// magic bytes; CSV by a `.csv` name (before any `.gz`), else by a first line
-/// that does not start with `{`.
-pub fn open_log(path: &str) -> Result<LogReader, ReadError> {
+/// that does not start with `{`. Every record is checked against `limits`
+/// (see [`schema::rules`]); lines are read with a bound of
+/// `limits.max_line` bytes.
+pub fn open_log_with(path: &str, limits: &Limits) -> Result<LogReader, ReadError> {
     let name = if path == "-" {
         "<stdin>".to_owned()
     } else {
@@ -101,10 +121,12 @@ pub fn open_log(path: &str) -> Result<LogReader, ReadError> {
         file: name.clone(),
         line: None,
         message,
+        io: false,
     };
     let raw: Box<dyn Read + Send> = if path == "-" {
         Box::new(io::stdin())
     } else {
+        warn_if_fifo(path);
         Box::new(File::open(path).map_err(|e| fail(format!("cannot open: {e}")))?)
     };
     let mut buffered = BufReader::with_capacity(1 << 16, raw);
@@ -131,59 +153,160 @@ pub fn open_log(path: &str) -> Result<LogReader, ReadError> {
         let head = reader
             .fill_buf()
             .map_err(|e| fail(format!("cannot read: {e}")))?;
-        match head.iter().find(|b| !b.is_ascii_whitespace()) {
+        match strip_bom(head).iter().find(|b| !b.is_ascii_whitespace()) {
             Some(b'{') | None => Format::JsonLines,
             Some(_) => Format::Csv,
         }
     };
-    let inner = match format {
-        Format::JsonLines => Inner::Json {
-            reader,
-            buf: String::new(),
-            line: 0,
-        },
-        Format::Csv => {
-            let mut csv = csv::ReaderBuilder::new().flexible(true).from_reader(reader);
-            let headers = csv
-                .headers()
-                .map_err(|e| fail(format!("cannot read the CSV header: {e}")))?
-                .clone();
-            let find = |names: &[&str]| {
-                names.iter().find_map(|n| {
-                    headers
-                        .iter()
-                        .position(|h| h.trim().eq_ignore_ascii_case(n))
-                })
-            };
-            let need = |names: &[&str]| {
-                find(names).ok_or_else(|| ReadError {
-                    file: name.clone(),
-                    line: Some(1),
-                    message: format!(
-                        "the CSV header has no `{}` column (it has: {})",
-                        names[0],
-                        headers.iter().collect::<Vec<_>>().join(", ")
-                    ),
-                })
-            };
-            let columns = CsvColumns {
-                username: need(&["username"])?,
-                game: find(&["game"]),
-                timestamp: need(&["timestamp_utc", "timestamp"])?,
-                ip: need(&["ip"])?,
-            };
-            Inner::Csv {
-                reader: csv,
-                columns,
-                record: csv::StringRecord::new(),
-            }
-        }
+    let mut lines = BoundedLines::new(reader, limits.max_line);
+    let csv = match format {
+        Format::JsonLines => None,
+        Format::Csv => Some(read_header(&mut lines, &name)?),
     };
     Ok(LogReader {
         file: name,
-        inner,
+        lines,
+        limits: *limits,
+        csv,
         done: false,
     })
+}
+
+/// Opening a FIFO blocks until something writes to it: say so, instead of
+/// hanging without a word.
+fn warn_if_fifo(path: &str) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
+            eprintln!("{path} is a named pipe: waiting for a writer to open it");
+        }
+    }
+}
+
+/// Reads the CSV header (the first line that is not blank) and finds the
+/// columns. The error never echoes the line: if it is a record rather than
+/// a header, it holds an IP address.
+fn read_header(lines: &mut BoundedLines, name: &str) -> Result<CsvState, ReadError> {
+    let fail = |line: Option<u64>, message: String| ReadError {
+        file: name.to_owned(),
+        line,
+        message,
+        io: false,
+    };
+    let mut state = CsvState {
+        columns: CsvColumns {
+            username: 0,
+            game: None,
+            timestamp: 0,
+            ip: 0,
+        },
+        header_len: 0,
+        core: csv_core::Reader::new(),
+        out: Vec::new(),
+        ends: Vec::new(),
+    };
+    let (n, headers) = loop {
+        let Some(next) = lines.next_line() else {
+            return Err(fail(None, "empty CSV: no header line".to_owned()));
+        };
+        let (n, line) = next.map_err(|e| fail(None, format!("cannot read: {e}")))?;
+        let line = line.map_err(|len| {
+            fail(
+                Some(n),
+                format!("the CSV header is longer than the limit ({len} bytes or more)"),
+            )
+        })?;
+        let text = std::str::from_utf8(line)
+            .map_err(|_| fail(Some(n), "the CSV header is not valid UTF-8".to_owned()))?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        let fields = split_csv(&mut state, text)
+            .map_err(|m| fail(Some(n), format!("bad CSV header: {m}")))?
+            .into_iter()
+            .map(str::to_owned)
+            .collect::<Vec<_>>();
+        break (n, fields);
+    };
+    let find = |names: &[&str]| {
+        names.iter().find_map(|want| {
+            headers
+                .iter()
+                .position(|h| h.trim().eq_ignore_ascii_case(want))
+        })
+    };
+    let looks_like_names = headers.iter().all(|h| {
+        h.len() <= 40
+            && h.trim()
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+    });
+    let need = |names: &[&str]| {
+        find(names).ok_or_else(|| {
+            let has = if looks_like_names {
+                format!("it has: {}", headers.join(", "))
+            } else {
+                format!(
+                    "its {} fields do not look like column names; a CSV log starts with a header such as \
+                     username,game,timestamp_utc,ip",
+                    headers.len()
+                )
+            };
+            fail(
+                Some(n),
+                format!("the CSV header has no `{}` column ({has})", names[0]),
+            )
+        })
+    };
+    state.columns = CsvColumns {
+        username: need(&["username"])?,
+        game: find(&["game"]),
+        timestamp: need(&["timestamp_utc", "timestamp"])?,
+        ip: need(&["ip"])?,
+    };
+    state.header_len = headers.len();
+    Ok(state)
+}
+
+/// Splits one CSV line into its fields (quotes removed). A field cannot
+/// span lines: a line with an odd number of quote characters is an error,
+/// not the start of a field that swallows the rest of the file.
+fn split_csv<'s>(state: &'s mut CsvState, line: &str) -> Result<Vec<&'s str>, String> {
+    let bytes = line.as_bytes();
+    if bytes.iter().filter(|&&b| b == b'"').count() % 2 == 1 {
+        return Err("unbalanced quote (a field cannot span lines)".to_owned());
+    }
+    state.core.reset();
+    state.out.resize(bytes.len() + 1, 0);
+    state.ends.resize(bytes.len() + 2, 0);
+    let (mut nin, mut nout, mut nend) = (0, 0, 0);
+    loop {
+        let (res, i, o, e) = state.core.read_record(
+            &bytes[nin..],
+            &mut state.out[nout..],
+            &mut state.ends[nend..],
+        );
+        nin += i;
+        nout += o;
+        nend += e;
+        match res {
+            csv_core::ReadRecordResult::InputEmpty => continue,
+            csv_core::ReadRecordResult::Record | csv_core::ReadRecordResult::End => break,
+            _ => return Err("cannot split the line into fields".to_owned()),
+        }
+    }
+    let mut fields = Vec::with_capacity(nend);
+    let mut start = 0;
+    for &end in &state.ends[..nend] {
+        // Removing ASCII quotes from valid UTF-8 leaves valid UTF-8.
+        fields.push(
+            std::str::from_utf8(&state.out[start..end])
+                .map_err(|_| "not valid UTF-8".to_owned())?,
+        );
+        start = end;
+    }
+    Ok(fields)
 }
 
 #[derive(Deserialize)]
@@ -233,7 +356,15 @@ impl MoveRef<'_> {
 /// One good line, borrowed: a move, or `None` for a skipped record.
 pub type LineRef<'a> = Option<MoveRef<'a>>;
 
-fn json_line(text: &str) -> Result<LineRef<'_>, String> {
+/// A record the rule accepts, or the rule's word on it.
+fn checked<'a>(m: MoveRef<'a>, limits: &Limits) -> Result<LineRef<'a>, String> {
+    limits
+        .check(&m.username, &m.game, m.timestamp, &m.ip)
+        .map_err(|v| v.to_string())?;
+    Ok(Some(m))
+}
+
+fn json_line<'t>(text: &'t str, limits: &Limits) -> Result<LineRef<'t>, String> {
     if !text.starts_with('{') {
         return Err("bad JSON: a line must be one JSON object, {...}".to_owned());
     }
@@ -254,97 +385,114 @@ fn json_line(text: &str) -> Result<LineRef<'_>, String> {
     };
     let time = match rec.timestamp_utc.or(rec.timestamp) {
         Some(JsonTime::Epoch(t)) => t,
+        // Saturates far outside the range, which the rule then refuses.
         Some(JsonTime::Fractional(t)) if t.is_finite() => t.floor() as i64,
         Some(JsonTime::Fractional(t)) => return Err(format!("bad time {t}")),
         Some(JsonTime::Text(s)) => parse_time(&s)?,
         None => return Err("no `timestamp_utc` or `timestamp` field".to_owned()),
     };
-    Ok(Some(MoveRef {
-        username,
-        game: rec.game.unwrap_or_default(),
-        timestamp: time,
-        ip,
-    }))
+    checked(
+        MoveRef {
+            username,
+            game: rec.game.unwrap_or_default(),
+            timestamp: time,
+            ip,
+        },
+        limits,
+    )
 }
 
-/// An empty `username` or `ip` field in CSV means the value is absent: the
-/// record is skipped, as a JSON record with `null` would be.
-fn csv_line<'r>(record: &'r csv::StringRecord, c: &CsvColumns) -> Result<LineRef<'r>, String> {
-    let field = |i: usize| record.get(i).unwrap_or("");
-    let (username, ip) = (field(c.username), field(c.ip));
-    if username.is_empty() || ip.is_empty() {
+/// A CSV record: as many fields as the header. An empty cell is how CSV
+/// writes a missing value: an empty `username` or `ip` cell is read as JSON's
+/// `null`, and the record is skipped. A cell of white space is a value, and
+/// breaks the rule.
+fn csv_line<'r>(
+    state: &'r mut CsvState,
+    text: &str,
+    limits: &Limits,
+) -> Result<LineRef<'r>, String> {
+    let want = state.header_len;
+    let c = state.columns;
+    let fields = split_csv(state, text)?;
+    if fields.len() != want {
+        return Err(format!(
+            "the record has {} fields, the header has {want}",
+            fields.len()
+        ));
+    }
+    if fields[c.username].is_empty() || fields[c.ip].is_empty() {
         return Ok(None);
     }
-    let time = parse_time(field(c.timestamp))?;
-    Ok(Some(MoveRef {
-        username: Cow::Borrowed(username),
-        game: Cow::Borrowed(c.game.map(field).unwrap_or("")),
-        timestamp: time,
-        ip: Cow::Borrowed(ip),
-    }))
+    let time = parse_time(fields[c.timestamp])?;
+    checked(
+        MoveRef {
+            username: Cow::Borrowed(fields[c.username]),
+            game: Cow::Borrowed(c.game.map_or("", |g| fields[g])),
+            timestamp: time,
+            ip: Cow::Borrowed(fields[c.ip]),
+        },
+        limits,
+    )
 }
 
 impl LogReader {
     /// The next line, borrowed from the reader's buffer (the fast way to
     /// read a large log); `None` at the end.
     pub fn next_ref(&mut self) -> Option<Result<(u64, LineRef<'_>), ReadError>> {
-        let file = &self.file;
+        if self.done {
+            return None;
+        }
+        let LogReader {
+            file,
+            lines,
+            limits,
+            csv,
+            done,
+        } = self;
         let fail = |line: u64, message: String| ReadError {
             file: file.clone(),
             line: Some(line),
             message,
+            io: false,
         };
-        if self.done {
-            return None;
-        }
-        match &mut self.inner {
-            Inner::Json { reader, buf, line } => loop {
-                buf.clear();
-                *line += 1;
-                match reader.read_line(buf) {
-                    Ok(0) => return None,
-                    Ok(_) => {
-                        if buf.trim().is_empty() {
-                            continue;
-                        }
-                        let n = *line;
-                        return Some(
-                            json_line(buf.trim())
-                                .map(|l| (n, l))
-                                .map_err(|m| fail(n, m)),
-                        );
-                    }
-                    // An I/O error ends the file: there is no next line.
-                    Err(e) => {
-                        let n = *line;
-                        self.done = true;
-                        return Some(Err(fail(n, format!("cannot read: {e}"))));
-                    }
+        let n = loop {
+            let n = match lines.advance()? {
+                Ok((n, None)) => n,
+                Ok((n, Some(len))) => {
+                    return Some(Err(fail(
+                        n,
+                        format!(
+                            "the line is longer than the limit of {} bytes ({len} bytes or more)",
+                            limits.max_line
+                        ),
+                    )))
                 }
-            },
-            Inner::Csv {
-                reader,
-                columns,
-                record,
-            } => match reader.read_record(record) {
-                Ok(false) => None,
-                Ok(true) => {
-                    let n = record.position().map(|p| p.line()).unwrap_or(0);
-                    Some(
-                        csv_line(record, columns)
-                            .map(|l| (n, l))
-                            .map_err(|m| fail(n, m)),
-                    )
-                }
+                // An I/O error ends the file: there is no next line.
                 Err(e) => {
-                    let n = e.position().map(|p| p.line()).unwrap_or(0);
-                    if e.is_io_error() {
-                        self.done = true;
-                    }
-                    Some(Err(fail(n, format!("bad CSV: {e}"))))
+                    *done = true;
+                    let mut err = fail(lines.number() + 1, format!("cannot read: {e}"));
+                    err.io = true;
+                    return Some(Err(err));
                 }
-            },
-        }
+            };
+            if !lines.current().iter().all(u8::is_ascii_whitespace) {
+                break n;
+            }
+        };
+        let text = match std::str::from_utf8(lines.current()) {
+            Ok(t) => t,
+            Err(e) => {
+                return Some(Err(fail(
+                    n,
+                    format!("not valid UTF-8 (at byte {})", e.valid_up_to() + 1),
+                )))
+            }
+        };
+        let parsed = match csv {
+            None => json_line(text.trim(), limits),
+            Some(state) => csv_line(state, text, limits),
+        };
+        Some(parsed.map(|l| (n, l)).map_err(|m| fail(n, m)))
     }
 }
 
@@ -451,6 +599,7 @@ mod tests {
             lines[0].clone().unwrap(),
             (2, mv("a,b", "g1", 1_430_670_540, "1.2.3.4"))
         );
+        // An empty cell is CSV's missing value, JSON's null: skipped.
         assert_eq!(lines[1].clone().unwrap(), (3, LogLine::Skipped));
         assert_eq!(lines[2].clone().unwrap_err().line, Some(4));
     }
@@ -467,11 +616,14 @@ mod tests {
     #[test]
     fn gzip_is_recognised_by_content() {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gz.write_all(b"{\"username\": \"a\", \"timestamp\": 5, \"ip\": \"1\"}\n")
+        gz.write_all(b"{\"username\": \"a\", \"timestamp\": 1430670540, \"ip\": \"1\"}\n")
             .unwrap();
         let bytes = gz.finish().unwrap();
         let lines = read_all("moves.jsonl.gz", &bytes);
-        assert_eq!(lines[0].clone().unwrap(), (1, mv("a", "", 5, "1")));
+        assert_eq!(
+            lines[0].clone().unwrap(),
+            (1, mv("a", "", 1_430_670_540, "1"))
+        );
         let lines = read_all("noext", &bytes);
         assert_eq!(lines.len(), 1);
     }

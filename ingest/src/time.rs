@@ -11,12 +11,17 @@ pub fn parse_time(s: &str) -> Result<Epoch, String> {
     if let Some(t) = fast_utc(s.as_bytes()) {
         return Ok(t);
     }
+    // chrono keeps a leap second (`23:59:60`) as second 59 with a
+    // nanosecond past 1e9; epoch time has no leap seconds, so it is the
+    // next second, as POSIX counts it.
+    let leap = |nanos: u32| i64::from(nanos >= 1_000_000_000);
     if let Ok(t) = DateTime::parse_from_rfc3339(s) {
-        return Ok(t.timestamp());
+        return Ok(t.timestamp() + leap(t.timestamp_subsec_nanos()));
     }
     for fmt in ["%Y-%m-%d %H:%M:%S%.f", "%Y-%m-%dT%H:%M:%S%.f"] {
         if let Ok(t) = NaiveDateTime::parse_from_str(s, fmt) {
-            return Ok(t.and_utc().timestamp());
+            let t = t.and_utc();
+            return Ok(t.timestamp() + leap(t.timestamp_subsec_nanos()));
         }
     }
     if !s.is_empty()
@@ -28,8 +33,11 @@ pub fn parse_time(s: &str) -> Result<Epoch, String> {
             return Ok(t);
         }
     }
+    // Echo at most 40 characters of what was there.
+    let shown: String = s.chars().take(40).collect();
+    let more = if shown.len() < s.len() { "..." } else { "" };
     Err(format!(
-        "cannot read the time {s:?}: expected `YYYY-MM-DD hh:mm:ss` (UTC), RFC 3339 with an offset, or epoch seconds"
+        "cannot read the time {shown:?}{more}: expected `YYYY-MM-DD hh:mm:ss` (UTC), RFC 3339 with an offset, or epoch seconds"
     ))
 }
 
@@ -112,6 +120,9 @@ mod tests {
         assert_eq!(parse_time("2015-05-03T16:29:00Z"), Ok(1_430_670_540));
         assert_eq!(parse_time("1430670540"), Ok(1_430_670_540));
         assert_eq!(parse_time("2015-05-03 16:29:00.5"), Ok(1_430_670_540));
+        // A leap second is the first second of the next day, not :59.
+        assert_eq!(parse_time("2016-12-31 23:59:60"), Ok(1_483_228_800));
+        assert_eq!(parse_time("2016-12-31T23:59:60Z"), Ok(1_483_228_800));
     }
 
     #[test]

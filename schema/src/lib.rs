@@ -11,6 +11,7 @@
 //! it does not score (that is `detect-scoring`). The types here are plain data.
 
 pub mod model;
+pub mod rules;
 pub mod season;
 #[cfg(feature = "store")]
 pub mod store;

@@ -452,6 +452,19 @@ pub struct ScanParams {
     pub threshold: f64,
     pub bucket_seconds: i64,
     pub mode: Mode,
+    /// Accounts on one address on one UTC day above which that address is
+    /// left out of that day's candidate pairs (a crowd: a carrier NAT, a
+    /// school), so pairs stay near-linear in the moves. At or below it every
+    /// pair is kept, exactly as the reference does.
+    #[serde(default = "default_crowd_limit")]
+    pub crowd_limit: usize,
+}
+
+/// The default [`ScanParams::crowd_limit`].
+pub const DEFAULT_CROWD_LIMIT: usize = 500;
+
+fn default_crowd_limit() -> usize {
+    DEFAULT_CROWD_LIMIT
 }
 
 impl Default for ScanParams {
@@ -460,8 +473,21 @@ impl Default for ScanParams {
             threshold: 0.9,
             bucket_seconds: DEFAULT_BUCKET_SECONDS,
             mode: Mode::Reference,
+            crowd_limit: DEFAULT_CROWD_LIMIT,
         }
     }
+}
+
+/// An address shared by more accounts on one day than the crowd limit: left
+/// out of that day's candidate pairs, and named in the report.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct CrowdedAddress {
+    /// The UTC day (days since 1970-01-01).
+    pub day: i64,
+    /// The address, raw: reports show it by pseudonym unless asked.
+    pub ip: String,
+    /// Participating accounts that moved from it that day.
+    pub accounts: usize,
 }
 
 /// A connected group of accounts linked by flagged pairs.
@@ -483,6 +509,10 @@ pub struct ScanResult {
     pub pairs: Vec<PairScore>,
     /// Cliques of flagged pairs, largest first, then by first member.
     pub cliques: Vec<Clique>,
+    /// Addresses left out of candidate pairs on a day for crowding, most
+    /// accounts first.
+    #[serde(default)]
+    pub crowded: Vec<CrowdedAddress>,
 }
 
 impl ScanResult {

@@ -1,7 +1,7 @@
 //! Participants and candidate pairs (SPEC section 3).
 
 use crate::{day_in_season, days_in_season};
-use schema::{Season, SeasonError, Segments, UserId};
+use schema::{CrowdedAddress, Season, SeasonError, Segments, UserId};
 use std::collections::HashMap;
 
 /// The season's participants: users with at least one move in a game whose
@@ -30,11 +30,17 @@ pub fn participants(segments: &Segments, season: &Season) -> Result<Vec<UserId>,
 /// Undirected candidate pairs among `participants`: both moved from the same
 /// IP on the same UTC day, within the season. Each pair once, `(x, y)` with
 /// `name(x) < name(y)`, sorted by names.
+///
+/// An (IP, day) shared by more than `crowd_limit` participants is a crowd:
+/// it gives no pairs (they would grow with the square of its size) and is
+/// returned instead, most accounts first. Below the limit every pair is
+/// kept.
 pub fn candidate_pairs(
     segments: &Segments,
     participants: &[UserId],
     season: &Season,
-) -> Vec<(UserId, UserId)> {
+    crowd_limit: usize,
+) -> (Vec<(UserId, UserId)>, Vec<CrowdedAddress>) {
     let mut member = vec![false; segments.users.len()];
     for &u in participants {
         member[u as usize] = true;
@@ -47,9 +53,18 @@ pub fn candidate_pairs(
     }
     let name = |u: UserId| segments.users.name(u);
     let mut pairs = Vec::new();
-    for mut users in groups.into_values() {
+    let mut crowded = Vec::new();
+    for ((day, ip), mut users) in groups {
         users.sort_unstable();
         users.dedup();
+        if users.len() > crowd_limit {
+            crowded.push(CrowdedAddress {
+                day,
+                ip: segments.ips.name(ip).to_owned(),
+                accounts: users.len(),
+            });
+            continue;
+        }
         for (i, &x) in users.iter().enumerate() {
             for &y in &users[i + 1..] {
                 pairs.push(if name(x) < name(y) { (x, y) } else { (y, x) });
@@ -58,5 +73,6 @@ pub fn candidate_pairs(
     }
     pairs.sort_unstable_by(|p, q| (name(p.0), name(p.1)).cmp(&(name(q.0), name(q.1))));
     pairs.dedup();
-    pairs
+    crowded.sort_by(|a, b| b.accounts.cmp(&a.accounts).then_with(|| a.cmp(b)));
+    (pairs, crowded)
 }

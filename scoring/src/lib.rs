@@ -81,7 +81,7 @@ pub fn scan(
         });
     }
     let members = participants(segments, season).map_err(ScanError::Season)?;
-    let pairs = candidate_pairs(segments, &members, season);
+    let (pairs, crowded) = candidate_pairs(segments, &members, season, params.crowd_limit);
     let mut scores: Vec<PairScore> = match params.mode {
         Mode::Reference => reference_scores(segments, season, &pairs),
         Mode::Improved => {
@@ -100,6 +100,7 @@ pub fn scan(
         candidate_pairs: pairs.len(),
         pairs: scores,
         cliques,
+        crowded,
     })
 }
 

@@ -30,10 +30,9 @@ pub fn season_bucket_records(
     season: &schema::Season,
 ) -> Result<Vec<schema::BucketRecord>> {
     let members = scoring::participants(segments, season)?;
-    let mut users: Vec<u32> = scoring::candidate_pairs(segments, &members, season)
-        .into_iter()
-        .flat_map(|(a, b)| [a, b])
-        .collect();
+    let (pairs, _) =
+        scoring::candidate_pairs(segments, &members, season, schema::DEFAULT_CROWD_LIMIT);
+    let mut users: Vec<u32> = pairs.into_iter().flat_map(|(a, b)| [a, b]).collect();
     users.sort_unstable();
     users.dedup();
     let mut records = segments.bucket_records(&users);

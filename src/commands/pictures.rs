@@ -72,7 +72,33 @@ pub fn write_report_dir(
     };
     let index = dir.join("index.html");
     write_atomic(&index, viz::report_html(&page).as_bytes())?;
+    remove_stale_cliques(dir, page.clique_svgs.len())?;
     Ok(index)
+}
+
+/// Removes the `clique-N.svg` of an earlier report with more cliques, so the
+/// directory's pictures are this report's, all of them and only them.
+fn remove_stale_cliques(dir: &Path, cliques: usize) -> Result<()> {
+    let entries = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list the report directory {}", dir.display()))?;
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(n) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("clique-"))
+            .and_then(|n| n.strip_suffix(".svg"))
+            .and_then(|n| n.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        if n == 0 || n > cliques {
+            std::fs::remove_file(entry.path()).with_context(|| {
+                format!("cannot remove the stale picture {}", entry.path().display())
+            })?;
+        }
+    }
+    Ok(())
 }
 
 /// Writes bytes through [`write_atomically`].

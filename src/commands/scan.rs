@@ -8,6 +8,7 @@ use ingest::time::format_utc;
 use schema::{Cell, Contribution, IpId, Names, PairScore, ScanResult, Season, Segment, Segments};
 use std::collections::BTreeMap;
 use std::io::Write;
+use viz::escape::terminal;
 
 pub async fn run_scan(db: &str, args: ScanArgs) -> Result<()> {
     let params = args.scan.params()?;
@@ -37,6 +38,7 @@ pub async fn run_report(db: &str, args: ReportArgs) -> Result<()> {
             &args.input,
             params.bucket_seconds,
             args.reference_order,
+            &args.limits.limits()?,
         )?;
         let result = scoring::scan(&segments, &season, &params)?;
         let info = ScanInfo {
@@ -132,6 +134,10 @@ pub fn explain(
     }
     let find = |x: &str, y: &str| result.pairs.iter().find(|p| p.user_a == x && p.user_b == y);
     let (ab, ba) = (find(a, b), find(b, a));
+    // From here on the names are only shown: escaped for the terminal.
+    let sa = scoring::in_season(segments.of(a), season);
+    let sb = scoring::in_season(segments.of(b), season);
+    let (a, b) = (&*terminal(a), &*terminal(b));
     if ab.is_none() && ba.is_none() {
         bail!(
             "{a} and {b} are not a candidate pair of season {}: they never moved from the same IP on the same day \
@@ -139,8 +145,6 @@ pub fn explain(
             season.number
         );
     }
-    let sa = scoring::in_season(segments.of(a), season);
-    let sb = scoring::in_season(segments.of(b), season);
     let mut labels = IpLabels::new(show_ips);
     let mut out = String::new();
     use std::fmt::Write as _;
@@ -314,7 +318,7 @@ impl IpLabels {
 
     fn label(&mut self, ip: IpId, names: &Names) -> String {
         if self.show_ips {
-            return names.name(ip).to_owned();
+            return terminal(names.name(ip)).into_owned();
         }
         let next = self.order.len() + 1;
         format!("IP-{}", self.order.entry(ip).or_insert(next))

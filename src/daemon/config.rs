@@ -194,7 +194,9 @@ pub enum Source {
     Database {
         /// The key of its mark in the store.
         name: String,
-        url: String,
+        /// It may hold a password: kept as a secret (never shown by
+        /// `Debug`), exposed only to connect and shown only redacted.
+        url: secrecy::SecretString,
         query: String,
         /// The column holding the monotonic key.
         key: String,
@@ -432,7 +434,7 @@ fn check_source(s: RawSource) -> Result<Source, String> {
             };
             Ok(Source::Database {
                 name,
-                url: url.replacen("mariadb://", "mysql://", 1),
+                url: secrecy::SecretString::from(url.replacen("mariadb://", "mysql://", 1)),
                 query,
                 key,
                 start: s.start.unwrap_or(Mark::Int(0)),
@@ -547,6 +549,8 @@ start = "2015-01-01"
         assert_eq!(c.seasons, Seasons::List(vec![6, 7]));
         assert_eq!(store_url(&c, "sqlite://x.db"), "sqlite://s.db");
         assert_eq!(c.sources.len(), 3);
+        // The site database's password never shows, not even in `Debug`.
+        assert!(!format!("{:?}", c.sources).contains("secret"));
         match &c.sources[1] {
             Source::Database { name, start, .. } => {
                 assert!(name.starts_with("db:postgres://u:***@h/db#"), "{name}");

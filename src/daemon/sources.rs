@@ -8,7 +8,7 @@ use super::config::{Mark, Source};
 use super::Control;
 use crate::pipeline::Occurrences;
 use anyhow::{anyhow, bail, Context, Result};
-use ingest::{open_log, LogLine};
+use ingest::{open_log_with, LogLine};
 use schema::store::{redact_url, NewMove, Store};
 use schema::Move;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions, AnyRow, AnyTypeInfoKind};
@@ -67,6 +67,8 @@ impl Live {
                 start,
             } => {
                 sqlx::any::install_default_drivers();
+                use secrecy::ExposeSecret;
+                let url = url.expose_secret();
                 let shown = redact_url(url);
                 let options = AnyConnectOptions::from_str(url)
                     .map_err(|e| anyhow!("cannot open the site database {shown}: {e}"))?;
@@ -265,7 +267,7 @@ async fn ingest_file(
     control: &Control,
 ) -> Result<FileIngest> {
     let name = path.to_str().context("the file name is not UTF-8")?;
-    let reader = open_log(name)?;
+    let reader = open_log_with(name, store.limits())?;
     let mut out = FileIngest::default();
     let mut batch = store.begin_ingest().await?;
     let mut occurrences = Occurrences::new();
@@ -353,7 +355,7 @@ async fn pull_database(
             }
             last = k;
             rows_read += 1;
-            match read_move(row)? {
+            match read_move(row, store.limits())? {
                 Ok(Some(m)) => {
                     // Numbered by the IP as stored (its hash in a keyed
                     // store): the tail kept with the mark holds no raw IP.
@@ -363,7 +365,7 @@ async fn pull_database(
                 Ok(None) => skipped += 1,
                 Err(e) => {
                     bad += 1;
-                    tracing::warn!("source {name}: the row with {key} = {last} is skipped: {e}");
+                    tracing::warn!(source = %name, key = %key, row = %last, problem = %e, "a row is skipped");
                 }
             }
         }
@@ -520,17 +522,23 @@ fn text(row: &AnyRow, column: &str) -> Result<Option<String>> {
     })
 }
 
-/// A row as a move: `None` without username or IP (skipped, like a log
-/// record without them). The outer error is the query's fault (a missing
-/// column, a column of the wrong type) and stops the pull; the inner one is
-/// one row's (a time that cannot be read), and skips the row.
-fn read_move(row: &AnyRow) -> Result<Result<Option<Move>, String>> {
+/// A row as a move: `None` without username or IP (NULL: skipped, like a
+/// log record without them). The outer error is the query's fault (a
+/// missing column, a column of the wrong type) and stops the pull; the inner
+/// one is one row's (a time that cannot be read, a row that breaks the
+/// record rule of `schema::rules`, as a log line would), and skips the row.
+fn read_move(row: &AnyRow, limits: &ingest::Limits) -> Result<Result<Option<Move>, String>> {
     let timestamp = match kind(row, "timestamp")? {
         AnyTypeInfoKind::SmallInt | AnyTypeInfoKind::Integer | AnyTypeInfoKind::BigInt => {
             row.try_get::<i64, _>("timestamp")?
         }
         AnyTypeInfoKind::Real | AnyTypeInfoKind::Double => {
-            row.try_get::<f64, _>("timestamp")?.floor() as i64
+            // Saturates far outside the range, which the rule then refuses.
+            let t = row.try_get::<f64, _>("timestamp")?;
+            if !t.is_finite() {
+                return Ok(Err(format!("bad time {t}")));
+            }
+            t.floor() as i64
         }
         AnyTypeInfoKind::Text => {
             match ingest::time::parse_time(&row.try_get::<String, _>("timestamp")?) {
@@ -544,18 +552,22 @@ fn read_move(row: &AnyRow) -> Result<Result<Option<Move>, String>> {
             type_name(other)
         ),
     };
-    let username = text(row, "username")?.filter(|s| !s.is_empty());
-    let ip = text(row, "ip")?.filter(|s| !s.is_empty());
+    let username = text(row, "username")?;
+    let ip = text(row, "ip")?;
     let game = text(row, "game")?.unwrap_or_default();
-    Ok(Ok(match (username, ip) {
-        (Some(username), Some(ip)) => Some(Move {
-            username,
-            game,
-            timestamp,
-            ip,
-        }),
-        _ => None,
-    }))
+    let (Some(username), Some(ip)) = (username, ip) else {
+        return Ok(Ok(None));
+    };
+    let m = Move {
+        username,
+        game,
+        timestamp,
+        ip,
+    };
+    Ok(match limits.check_move(&m) {
+        Ok(()) => Ok(Some(m)),
+        Err(v) => Err(v.to_string()),
+    })
 }
 
 #[cfg(test)]

@@ -70,19 +70,24 @@ impl Flags {
 
     /// Log lines for what `self` has that `before` had not, and what it lost.
     pub fn changes_since(&self, before: &Flags) -> Vec<String> {
+        // Names are escaped: a newline in one must not forge a log line.
+        let t = |n: &str| viz::escape::terminal(n).into_owned();
         let mut lines = Vec::new();
         for ((a, b), s) in &self.pairs {
             if !before.pairs.contains_key(&(a.clone(), b.clone())) {
+                let (a, b) = (t(a), t(b));
                 lines.push(format!("newly flagged: {a} -> {b} {s:.4}"));
             }
         }
         for c in &self.cliques {
             if !before.cliques.contains(c) {
-                lines.push(format!("new clique: {}", c.join(", ")));
+                let names: Vec<String> = c.iter().map(|n| t(n)).collect();
+                lines.push(format!("new clique: {}", names.join(", ")));
             }
         }
         for ((a, b), s) in &before.pairs {
             if !self.pairs.contains_key(&(a.clone(), b.clone())) {
+                let (a, b) = (t(a), t(b));
                 lines.push(format!("no longer flagged: {a} -> {b} (was {s:.4})"));
             }
         }
@@ -111,6 +116,7 @@ impl Context {
             threshold: self.config.threshold,
             bucket_seconds: bucket_seconds(self.config.bucket_minutes),
             mode: self.config.mode,
+            ..ScanParams::default()
         }
     }
 }

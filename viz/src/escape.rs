@@ -7,6 +7,17 @@
 //! escaped or not, with [`xml_safe`].
 //!
 //! HTML is written by hand here, so every string goes through [`html`].
+//!
+//! Outside `viz` the same file holds the rules for the other outputs, each
+//! applied exactly once where a user-supplied string is written:
+//! - CSV cells holding a user-supplied string (usernames) go through
+//!   [`csv_cell`]: a cell a spreadsheet would read as a formula is
+//!   neutralised (OWASP's rule), and control characters are shown escaped;
+//!   the `csv` crate then quotes it as CSV needs;
+//! - text for a terminal or a log (text reports, `explain`, daemon log
+//!   lines) goes through [`terminal`]: control characters (a newline that
+//!   would forge a log line, ESC sequences) and bidirectional overrides are
+//!   shown escaped (`\n`, `\u{1b}`), everything else is left as it is.
 
 use std::borrow::Cow;
 
@@ -47,6 +58,44 @@ pub fn html(s: &str) -> String {
     out
 }
 
+/// Whether `c` must not reach a terminal or a log raw: control characters
+/// (C0, DEL, C1) and the bidirectional embeddings, overrides and isolates
+/// that reorder what follows them.
+fn unsafe_for_terminal(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `s` for a terminal or a log: control characters and bidirectional
+/// overrides shown escaped (`\n`, `\t`, `\r`, else `\u{..}`). Borrows when
+/// there is nothing to escape (the usual case).
+pub fn terminal(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(unsafe_for_terminal) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if unsafe_for_terminal(c) => out.extend(c.escape_unicode()),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A user-supplied string as a CSV cell: one that starts with `=`, `+`,
+/// `-`, `@`, tab or carriage return (a formula to a spreadsheet) gets a
+/// leading `'`, and control characters are escaped as by [`terminal`].
+pub fn csv_cell(s: &str) -> Cow<'_, str> {
+    let formula = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    match (formula, terminal(s)) {
+        (false, t) => t,
+        (true, t) => Cow::Owned(format!("'{t}")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,6 +115,35 @@ mod tests {
         assert_eq!(xml_safe("a\u{1}b\tc\u{FFFF}"), "a\u{FFFD}b\tc\u{FFFD}");
         assert!(matches!(xml_safe("plain"), Cow::Borrowed(_)));
         assert_eq!(html("x\u{0}"), "x\u{FFFD}");
+    }
+
+    #[test]
+    fn terminal_text_escapes_controls_and_overrides_only() {
+        assert_eq!(terminal("ab"), "ab");
+        assert!(matches!(terminal("Ünïcødé名前"), Cow::Borrowed(_)));
+        assert_eq!(terminal("a\nb\tc\rd"), "a\\nb\\tc\\rd");
+        assert_eq!(terminal("\u{1b}[31mred"), "\\u{1b}[31mred");
+        assert_eq!(
+            terminal("x\u{7f}\u{9b}\u{202e}"),
+            "x\\u{7f}\\u{9b}\\u{202e}"
+        );
+    }
+
+    #[test]
+    fn csv_cells_never_start_a_formula() {
+        for (raw, cell) in [
+            ("=1+2", "'=1+2"),
+            ("+1", "'+1"),
+            ("-1", "'-1"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\tx", "'\\tx"),
+            ("\rx", "'\\rx"),
+            ("a=b", "a=b"),
+            ("alice", "alice"),
+            ("a\nb", "a\\nb"),
+        ] {
+            assert_eq!(csv_cell(raw), cell, "{raw:?}");
+        }
     }
 
     /// The SVG code relies on the `svg` crate escaping; this pins that

@@ -15,10 +15,12 @@
 //!
 //! The code is split by table family: [`moves`] (raw moves, games, the
 //! ingest transaction), [`segments`] (segmentations and their runs),
-//! [`seasons`], [`scans`] (scans, their pairs and cliques), [`marks`] (the
+//! [`seasons`], [`scans`] (scans, their pairs and cliques), [`crowds`] (the
+//! addresses a scan left out for crowding), [`marks`] (the
 //! daemon's high-water marks); [`sql`] holds the batched insert helper they
 //! share.
 
+mod crowds;
 mod marks;
 mod moves;
 mod privacy;
@@ -33,6 +35,7 @@ pub use privacy::{network_of, IpKey, IpSighting, IP_HASH_PREFIX, NET_HASH_PREFIX
 pub use purge::Purged;
 
 use crate::model::*;
+use crate::rules::Limits;
 use crate::season::Season;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::AnyPool;
@@ -74,6 +77,8 @@ pub enum StoreError {
     Sql(#[from] sqlx::Error),
     #[error("the database holds data this version cannot read: {0}")]
     Corrupt(String),
+    #[error("the store refuses {0}")]
+    Refused(String),
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
@@ -112,15 +117,26 @@ fn has_scheme(url: &str) -> bool {
 }
 
 /// The URL with any password replaced by `***`, for messages and logs.
+/// Parsed with the `url` crate, never cut at a character: a password may
+/// hold `@`, `:` or `/`. What cannot be parsed is not shown at all.
 pub fn redact_url(url: &str) -> String {
-    if let Some((scheme, rest)) = url.split_once("://") {
-        if let Some((cred, host)) = rest.split_once('@') {
-            if let Some((user, _)) = cred.split_once(':') {
-                return format!("{scheme}://{user}:***@{host}");
+    match url::Url::parse(url) {
+        Ok(mut u) => {
+            if u.password().is_some() {
+                // Only fails for URLs that cannot have a password.
+                u.set_password(Some("***")).ok();
             }
+            for (k, _) in u.query_pairs() {
+                if k.eq_ignore_ascii_case("password") {
+                    u.set_query(Some("password=***"));
+                    break;
+                }
+            }
+            u.to_string()
         }
+        Err(_) if !url.contains('@') && !url.contains("password") => url.to_owned(),
+        Err(_) => "<a database URL that cannot be parsed>".to_owned(),
     }
-    url.to_owned()
 }
 
 /// A store of moves, segments, seasons and scans.
@@ -129,6 +145,9 @@ pub struct Store {
     pub(super) pool: AnyPool,
     pub(super) backend: Backend,
     url: String,
+    /// The record rule: the store refuses to insert, and leaves out when
+    /// loading, what breaks it.
+    pub(super) limits: Limits,
     /// The key IPs are hashed with, in a keyed store.
     pub(super) ip_key: Option<std::sync::Arc<IpKey>>,
 }
@@ -241,7 +260,29 @@ impl Store {
             pool,
             backend,
             url: shown,
+            limits: Limits::default(),
             ip_key: None,
+        })
+    }
+
+    /// The same store with another record rule (see [`crate::rules`]).
+    pub fn with_limits(mut self, limits: Limits) -> Store {
+        self.limits = limits;
+        self
+    }
+
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Starts a write transaction. On SQLite it takes the write lock at
+    /// `BEGIN IMMEDIATE`, so a second writer waits (the busy timeout) for
+    /// the first to finish, instead of failing with `database is locked`
+    /// when its read transaction cannot become a write transaction.
+    pub(super) async fn begin_write(&self) -> Result<sqlx::Transaction<'_, sqlx::Any>> {
+        Ok(match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => self.pool.begin().await?,
         })
     }
 
@@ -274,6 +315,25 @@ mod tests {
         assert_eq!(
             redact_url("postgres://me:secret@localhost/db"),
             "postgres://me:***@localhost/db"
+        );
+        // A password holding `@` and `:` is hidden whole (the old string
+        // cutting showed `ss:w0rd@`).
+        let shown = redact_url("postgres://me:p@ss:w0rd@db.example:5432/detect");
+        assert_eq!(shown, "postgres://me:***@db.example:5432/detect");
+        // Percent-encoded, as a URL must carry `/`: hidden whole.
+        assert_eq!(
+            redact_url("postgres://me:p%2Fss%40w0rd@db.example/detect"),
+            "postgres://me:***@db.example/detect"
+        );
+        // What the parser cannot read is not shown at all.
+        assert_eq!(
+            redact_url("postgres://me:secret@db.example:port/detect"),
+            "<a database URL that cannot be parsed>"
+        );
+        assert_eq!(redact_url("sqlite://detect.db"), "sqlite://detect.db");
+        assert_eq!(
+            redact_url("mysql://u@h/db?password=hunter2"),
+            "mysql://u@h/db?password=***"
         );
     }
 }

@@ -4,6 +4,7 @@
 use super::sql::insert_rows;
 use super::{Backend, NewMove, Result, Store, StoreError};
 use crate::model::*;
+use crate::rules::Limits;
 use futures_util::TryStreamExt;
 use sqlx::{Any, Row, Transaction};
 use std::collections::BTreeSet;
@@ -12,13 +13,14 @@ impl Store {
     /// Starts an ingest: nothing is visible to others until
     /// [`IngestBatch::commit`], and dropping the batch rolls it back.
     pub async fn begin_ingest(&self) -> Result<IngestBatch<'_>> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         super::privacy::check_ingest_key(&mut tx, self.ip_key.as_ref()).await?;
         let purged_before = super::purge::purged_before(&mut tx).await?;
         Ok(IngestBatch {
             backend: self.backend,
             tx,
             stored: 0,
+            limits: self.limits,
             ip_key: self.ip_key.clone(),
             purged_before,
             expired: 0,
@@ -43,7 +45,9 @@ impl Store {
     }
 
     /// Streams every stored move to `each`: by time (ties in ingest order),
-    /// or in ingest order alone for reference order.
+    /// or in ingest order alone for reference order. Rows that break the
+    /// record rule (stored by an older version) are left out and reported
+    /// once, in one warning with their count.
     pub async fn for_each_move(
         &self,
         reference_order: bool,
@@ -56,14 +60,29 @@ impl Store {
         };
         let mut rows = sqlx::query(sql).fetch(&self.pool);
         let mut n = 0;
+        let mut bad = 0u64;
+        let mut first_bad = None;
         while let Some(row) = rows.try_next().await? {
-            each(Move {
+            let m = Move {
                 username: row.try_get(0)?,
                 game: row.try_get(1)?,
                 timestamp: row.try_get(2)?,
                 ip: row.try_get(3)?,
-            });
+            };
+            if let Err(v) = self.limits.check_move(&m) {
+                bad += 1;
+                first_bad.get_or_insert(v);
+                continue;
+            }
+            each(m);
             n += 1;
+        }
+        if let Some(first) = first_bad {
+            tracing::warn!(
+                rows = bad,
+                first = %first,
+                "stored moves that break the record rule were left out"
+            );
         }
         Ok(n)
     }
@@ -83,6 +102,7 @@ pub struct IngestBatch<'s> {
     backend: Backend,
     tx: Transaction<'s, Any>,
     stored: u64,
+    limits: Limits,
     ip_key: Option<std::sync::Arc<super::IpKey>>,
     /// Moves before this were purged: they are not stored again.
     purged_before: Option<Epoch>,
@@ -90,8 +110,15 @@ pub struct IngestBatch<'s> {
 }
 
 impl IngestBatch<'_> {
-    /// Stores moves not stored before; returns how many were new.
+    /// Stores moves not stored before; returns how many were new. The one
+    /// insert path of moves: a move that breaks the record rule is refused
+    /// (an error, and nothing of the batch is inserted).
     pub async fn insert(&mut self, moves: &[NewMove]) -> Result<u64> {
+        for m in moves {
+            self.limits
+                .check_move(&m.mv)
+                .map_err(|v| StoreError::Refused(format!("a move of {:?}: {v}", m.mv.username)))?;
+        }
         let kept: Vec<NewMove>;
         let moves = match self.purged_before {
             Some(cut) if moves.iter().any(|m| m.mv.timestamp < cut) => {

@@ -17,11 +17,11 @@ impl Store {
         generation: i64,
         created_at: Epoch,
     ) -> Result<i64> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let id: i64 = sqlx::query(
             "INSERT INTO scans (season, season_from, season_to, season_games, threshold, bucket_seconds, mode, \
-             generation, created_at, participants, candidate_pairs) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+             generation, created_at, participants, candidate_pairs, crowd_limit) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
         )
         .bind(season.number as i64)
         .bind(season.from)
@@ -34,6 +34,7 @@ impl Store {
         .bind(created_at)
         .bind(result.participants as i64)
         .bind(result.candidate_pairs as i64)
+        .bind(result.params.crowd_limit as i64)
         .fetch_one(&mut *tx)
         .await?
         .try_get(0)?;
@@ -97,6 +98,7 @@ impl Store {
             |q, &(k, m)| q.bind(id).bind(k).bind(m.clone()),
         )
         .await?;
+        super::crowds::save_crowds(self.backend, &mut tx, id, &result.crowded).await?;
         tx.commit().await?;
         Ok(id)
     }
@@ -104,7 +106,7 @@ impl Store {
     /// Deletes all but the `keep` most recent scans of a season, in one
     /// transaction; returns how many were deleted.
     pub async fn prune_scans(&self, season: u32, keep: u32) -> Result<u64> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let old: Vec<i64> = sqlx::query("SELECT id FROM scans WHERE season = $1 ORDER BY id DESC")
             .bind(season as i64)
             .fetch_all(&mut *tx)
@@ -114,7 +116,7 @@ impl Store {
             .map(|r| r.try_get(0))
             .collect::<Result<_, _>>()?;
         for &id in &old {
-            for table in ["scan_pairs", "scan_cliques"] {
+            for table in ["scan_pairs", "scan_cliques", "scan_crowds"] {
                 sqlx::query(&format!("DELETE FROM {table} WHERE scan_id = $1"))
                     .bind(id)
                     .execute(&mut *tx)
@@ -160,7 +162,7 @@ impl Store {
         like: Option<(i64, Mode)>,
     ) -> Result<Option<StoredScan>> {
         const COLUMNS: &str = "SELECT id, season, season_from, season_to, season_games, threshold, \
-             bucket_seconds, mode, generation, created_at, participants, candidate_pairs FROM scans";
+             bucket_seconds, mode, generation, created_at, participants, candidate_pairs, crowd_limit FROM scans";
         let row = match like {
             None => {
                 sqlx::query(&format!(
@@ -200,6 +202,9 @@ impl Store {
             bucket_seconds: row.try_get(6)?,
             mode: Mode::parse(&mode)
                 .ok_or_else(|| StoreError::Corrupt(format!("unknown scan mode {mode:?}")))?,
+            crowd_limit: row
+                .try_get::<Option<i64>, _>(12)?
+                .map_or(DEFAULT_CROWD_LIMIT, |n| n as usize),
         };
         let generation: i64 = row.try_get(8)?;
         let created_at: i64 = row.try_get(9)?;
@@ -279,6 +284,7 @@ impl Store {
                 candidate_pairs: candidate_pairs as usize,
                 pairs,
                 cliques,
+                crowded: self.scan_crowds(id).await?,
             },
         }))
     }

@@ -17,7 +17,7 @@ impl Store {
         reference_order: bool,
         generation: i64,
     ) -> Result<()> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin_write().await?;
         let old: Vec<i64> = sqlx::query("SELECT id FROM segmentations WHERE bucket_seconds = $1")
             .bind(segments.bucket_seconds)
             .fetch_all(&mut *tx)
@@ -165,13 +165,15 @@ impl Store {
         )
         .bind(id)
         .fetch(&self.pool);
-        let mut name = String::new();
+        // `None` before the first row: any name, the empty one too, starts
+        // a new user.
+        let mut name: Option<String> = None;
         let mut user = 0usize;
         while let Some(r) = rows.try_next().await? {
             let n: &str = r.try_get(0)?;
-            if n != name {
-                name = n.to_owned();
-                user = user_of(&mut segs, &name);
+            if name.as_deref() != Some(n) {
+                name = Some(n.to_owned());
+                user = user_of(&mut segs, n);
             }
             let bucket: i64 = r.try_get(1)?;
             let ip = segs.ips.intern(r.try_get::<&str, _>(2)?);
@@ -198,12 +200,12 @@ impl Store {
         )
         .bind(id)
         .fetch(&self.pool);
-        name.clear();
+        name = None;
         while let Some(r) = rows.try_next().await? {
             let n: &str = r.try_get(0)?;
-            if n != name {
-                name = n.to_owned();
-                user = user_of(&mut segs, &name);
+            if name.as_deref() != Some(n) {
+                name = Some(n.to_owned());
+                user = user_of(&mut segs, n);
             }
             let (first, last): (i64, i64) = (r.try_get(1)?, r.try_get(2)?);
             let ip: Option<&str> = r.try_get(3)?;

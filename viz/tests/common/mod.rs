@@ -197,11 +197,13 @@ pub fn scan_result(names: [&str; 5]) -> ScanResult {
             threshold: 0.9,
             bucket_seconds: 1800,
             mode: Mode::Reference,
+            crowd_limit: schema::DEFAULT_CROWD_LIMIT,
         },
         participants: 12,
         candidate_pairs: 4,
         pairs,
         cliques: vec![Clique { members: big }, Clique { members: small }],
+        crowded: Vec::new(),
     }
 }
 
