@@ -11,9 +11,11 @@
 //! it does not score (that is `detect-scoring`). The types here are plain data.
 
 pub mod model;
+pub mod pseudonym;
 pub mod season;
 #[cfg(feature = "store")]
 pub mod store;
 
 pub use model::*;
+pub use pseudonym::IpPseudonyms;
 pub use season::{Season, SeasonError};

@@ -5,8 +5,9 @@ use crate::pipeline::{self, scan_params};
 use crate::report::{self, ScanInfo};
 use anyhow::{bail, Result};
 use ingest::time::format_utc;
-use schema::{Cell, Contribution, IpId, Names, PairScore, ScanResult, Season, Segment, Segments};
-use std::collections::BTreeMap;
+use schema::{
+    Cell, Contribution, IpId, IpPseudonyms, Names, PairScore, ScanResult, Season, Segment, Segments,
+};
 use std::io::Write;
 
 pub async fn run_scan(db: &str, args: ScanArgs) -> Result<()> {
@@ -25,7 +26,12 @@ pub async fn run_scan(db: &str, args: ScanArgs) -> Result<()> {
 
 pub async fn run_report(db: &str, args: ReportArgs) -> Result<()> {
     let params = scan_params(args.scan.threshold, args.scan.bucket_minutes)?;
-    if !args.input.is_empty() {
+    let show = Show {
+        format: args.format,
+        all: args.all,
+        show_ips: args.show_ips,
+    };
+    let flagged = if !args.input.is_empty() {
         let number = args.season.unwrap_or(0);
         let games = match (&args.games, args.season) {
             (Some(g), _) => g.clone(),
@@ -38,54 +44,125 @@ pub async fn run_report(db: &str, args: ReportArgs) -> Result<()> {
             params.bucket_seconds,
             args.reference_order,
         )?;
+        let bar = crate::ui::spinner("scoring");
         let result = scoring::scan(&segments, &season, &params)?;
+        bar.finish_and_clear();
+        ensure_participants(&season, &result, !segments.users.is_empty())?;
         let info = ScanInfo {
             scan_id: None,
             created_at: None,
         };
-        return print_report(args.format, &season, &info, &result, args.all);
-    }
-    let number = args.season.expect("clap requires --season without --input");
-    let store = pipeline::open_store(db).await?;
-    let season = pipeline::resolve_season(&store, number).await?;
-    let scan = pipeline::current_scan(&store, &season, &params).await?;
-    let info = ScanInfo {
-        scan_id: Some(scan.id),
-        created_at: Some(scan.created_at),
+        let pseudonyms = pipeline::ip_pseudonyms_in_memory(&season, &segments);
+        print_report(
+            show,
+            &season,
+            &info,
+            &result,
+            Some((&segments, &pseudonyms)),
+        )?;
+        result.flagged().count()
+    } else {
+        let number = args.season.expect("clap requires --season without --input");
+        let store = pipeline::open_store(db).await?;
+        let season = pipeline::resolve_season(&store, number).await?;
+        let scan = pipeline::current_scan(&store, &season, &params).await?;
+        if scan.result.participants == 0 {
+            ensure_participants(&season, &scan.result, store.move_count().await? > 0)?;
+        }
+        // The pictures and the evidence need the segments; text, JSON and
+        // CSV do not.
+        let pictures = if args.format == Format::Html || args.out.is_some() {
+            let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
+            let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
+            Some((segments, pseudonyms))
+        } else {
+            None
+        };
+        store.close().await;
+        let info = ScanInfo {
+            scan_id: Some(scan.id),
+            created_at: Some(scan.created_at),
+        };
+        let parts = pictures.as_ref().map(|(s, p)| (s, p));
+        print_report(show, &season, &info, &scan.result, parts)?;
+        if let (Some(dir), Some((segments, pseudonyms))) = (&args.out, &pictures) {
+            let bar = crate::ui::spinner(format!("drawing the report into {}", dir.display()));
+            let index = super::pictures::write_report_dir(
+                dir,
+                &season,
+                &scan,
+                segments,
+                pseudonyms,
+                args.show_ips,
+            )?;
+            bar.finish_and_clear();
+            crate::ui::note(format!("report written to {}", index.display()));
+        }
+        scan.result.flagged().count()
     };
-    print_report(args.format, &season, &info, &scan.result, args.all)?;
-    if let Some(dir) = &args.out {
-        let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
-        let index =
-            super::pictures::write_report_dir(dir, &season, &scan, &segments, args.show_ips)?;
-        eprintln!("report written to {}", index.display());
+    if args.exit_code && flagged > 0 {
+        return Err(crate::FlagsFound(flagged).into());
     }
-    store.close().await;
     Ok(())
 }
 
-fn print_report(
+/// A report of a season nobody took part in would read as "no cheaters":
+/// it fails instead, saying why.
+fn ensure_participants(season: &Season, result: &ScanResult, has_moves: bool) -> Result<()> {
+    if result.participants > 0 {
+        return Ok(());
+    }
+    let what = if !has_moves {
+        "the store holds no moves (ingest a log first: detect ingest FILE)".to_owned()
+    } else {
+        format!(
+            "no stored move is in one of its games ({}); check the pattern with \
+             `detect season list` and redefine it with `detect season add {} --games REGEX`",
+            super::season::describe(season),
+            season.number
+        )
+    };
+    bail!("season {} has no participants: {what}", season.number)
+}
+
+/// How a report is printed.
+#[derive(Debug, Clone, Copy)]
+struct Show {
     format: Format,
+    all: bool,
+    show_ips: bool,
+}
+
+fn print_report(
+    show: Show,
     season: &Season,
     info: &ScanInfo,
     result: &ScanResult,
-    all: bool,
+    pictures: Option<(&Segments, &IpPseudonyms)>,
 ) -> Result<()> {
+    let all = show.all;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    match format {
+    match show.format {
         Format::Text => report::write_text(&mut out, season, info, result, all)?,
         Format::Json => {
             report::write_json(&mut out, season, info, result, all)?;
             writeln!(out)?;
         }
         Format::Csv => report::write_csv(&mut out, result, all)?,
+        Format::ReferenceCsv => report::write_reference_csv(&mut out, result, all)?,
         Format::Html => {
+            let (segments, pseudonyms) = pictures.expect("an HTML report loads its segments");
+            let parts =
+                super::pictures::page_parts(season, result, segments, pseudonyms, show.show_ips)?;
             let page = viz::ReportPage {
                 title: format!("detect: season {}", season.number),
                 season: season.number,
                 result,
                 clique_svgs: Vec::new(),
+                clique_pictures: parts.pictures,
                 distribution_svg: None,
+                distribution_inline: Some(parts.distribution.to_string()),
+                evidence: parts.evidence,
                 generated_note: report::describe_scan(season, info),
             };
             out.write_all(viz::report_html(&page).as_bytes())?;
@@ -101,6 +178,7 @@ pub async fn run_explain(db: &str, args: ExplainArgs) -> Result<()> {
     let season = pipeline::resolve_season(&store, args.season).await?;
     let scan = pipeline::current_scan(&store, &season, &params).await?;
     let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
+    let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
     store.close().await;
     let text = explain(
         &segments,
@@ -110,12 +188,17 @@ pub async fn run_explain(db: &str, args: ExplainArgs) -> Result<()> {
         &args.user_b,
         args.top,
         args.show_ips,
+        &pseudonyms,
     )?;
-    print!("{text}");
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
     Ok(())
 }
 
-/// The evidence behind a pair, both directions, in a moderator's words.
+/// The evidence behind a pair, both directions, in a moderator's words. IPs
+/// are named by the season's `pseudonyms` unless `show_ips`.
+#[allow(clippy::too_many_arguments)]
 pub fn explain(
     segments: &Segments,
     season: &Season,
@@ -124,6 +207,7 @@ pub fn explain(
     b: &str,
     top: usize,
     show_ips: bool,
+    pseudonyms: &IpPseudonyms,
 ) -> Result<String> {
     for u in [a, b] {
         if segments.users.get(u).is_none() {
@@ -141,7 +225,7 @@ pub fn explain(
     }
     let sa = scoring::in_season(segments.of(a), season);
     let sb = scoring::in_season(segments.of(b), season);
-    let mut labels = IpLabels::new(show_ips);
+    let mut labels = IpLabels::new(show_ips, pseudonyms);
     let mut out = String::new();
     use std::fmt::Write as _;
     let t = result.params.threshold;
@@ -171,11 +255,12 @@ pub fn explain(
             writeln!(out, "    {}", bucket_line(c, sx, sy, segments, &mut labels))?;
         }
     }
-    if !show_ips && !labels.order.is_empty() {
+    if !show_ips && labels.used {
         writeln!(out)?;
         writeln!(
             out,
-            "IP addresses are shown as pseudonyms (IP-1 is the first IP met above); --show-ips shows them."
+            "IP addresses are shown as the season's pseudonyms (the same in the timelines and \
+             reports); --show-ips shows them."
         )?;
     }
     Ok(out)
@@ -272,17 +357,21 @@ fn window_ips(segs: &[Segment], t: i64, bs: i64) -> Vec<IpId> {
     ips
 }
 
-/// Pseudonyms for IPs, `IP-1`, `IP-2`, ... in order of first mention.
-struct IpLabels {
+/// IP names in an explanation: the season's pseudonyms, or raw addresses
+/// with `--show-ips`.
+struct IpLabels<'p> {
     show_ips: bool,
-    order: BTreeMap<IpId, usize>,
+    pseudonyms: &'p IpPseudonyms,
+    /// Whether a pseudonym was printed.
+    used: bool,
 }
 
-impl IpLabels {
-    fn new(show_ips: bool) -> Self {
+impl<'p> IpLabels<'p> {
+    fn new(show_ips: bool, pseudonyms: &'p IpPseudonyms) -> Self {
         IpLabels {
             show_ips,
-            order: BTreeMap::new(),
+            pseudonyms,
+            used: false,
         }
     }
 
@@ -290,7 +379,7 @@ impl IpLabels {
         if self.show_ips {
             return names.name(ip).to_owned();
         }
-        let next = self.order.len() + 1;
-        format!("IP-{}", self.order.entry(ip).or_insert(next))
+        self.used = true;
+        self.pseudonyms.label(ip)
     }
 }

@@ -16,11 +16,12 @@
 //! The code is split by table family: [`moves`] (raw moves, games, the
 //! ingest transaction), [`segments`] (segmentations and their runs),
 //! [`seasons`], [`scans`] (scans, their pairs and cliques), [`marks`] (the
-//! daemon's high-water marks); [`sql`] holds the batched insert helper they
+//! daemon's high-water marks), [`pseudonyms`] (IP pseudonyms per season); [`sql`] holds the batched insert helper they
 //! share.
 
 mod marks;
 mod moves;
+mod pseudonyms;
 mod scans;
 mod seasons;
 mod segments;
