@@ -99,7 +99,8 @@ pub fn write_csv(out: impl Write, result: &ScanResult, all: bool) -> anyhow::Res
         let mut row = vec![
             p.user_a.clone(),
             p.user_b.clone(),
-            p.similarity.to_string(),
+            // Written as the JSON report writes it, digit for digit.
+            serde_json::to_string(&p.similarity)?,
             (p.similarity >= t).to_string(),
             p.sum.to_string(),
             p.weight.to_string(),
