@@ -239,7 +239,7 @@ pub fn explain(
     for (x, y, score, sx, sy) in [(a, b, ab, sa, sb), (b, a, ba, sb, sa)] {
         let Some(p) = score else { continue };
         writeln!(out)?;
-        direction(&mut out, x, y, p, t)?;
+        direction(&mut out, x, y, p, t, segments.bucket_seconds)?;
         let mut contribs = scoring::similarity::contributions(sx, sy, segments.bucket_seconds);
         contribs.sort_by(|c, d| d.score.cmp(&c.score).then(c.bucket.cmp(&d.bucket)));
         contribs.retain(|c| c.score > 0);
@@ -272,6 +272,7 @@ fn direction(
     y: &str,
     p: &PairScore,
     threshold: f64,
+    bucket_seconds: i64,
 ) -> std::fmt::Result {
     use std::fmt::Write as _;
     let flag = if p.similarity >= threshold {
@@ -299,7 +300,8 @@ fn direction(
     if let (b, Some(at)) = (p.evidence.max_boost, p.evidence.max_boost_bucket) {
         writeln!(
             out,
-            "  Longest joint wait before a same-IP move: {b} buckets, ending {} UTC (+{b} on that move)",
+            "  Longest joint wait before a same-IP move: {} ({b} buckets), ending {} UTC (+{b} on that move)",
+            viz::guide::buckets_as_time(b.into(), bucket_seconds),
             &format_utc(at)[..16]
         )?;
     }
@@ -339,7 +341,11 @@ fn bucket_line(
             .collect();
         line.push_str(&format!(" ({})", shared.join(", ")));
         if c.run > 0 {
-            line.push_str(&format!(", after {} buckets of joint waiting", c.run));
+            line.push_str(&format!(
+                ", after {} ({} buckets) of joint waiting",
+                viz::guide::buckets_as_time(c.run.into(), segments.bucket_seconds),
+                c.run
+            ));
         }
     }
     line

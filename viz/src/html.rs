@@ -77,6 +77,7 @@ nav.toc ol { margin: 0.2em 0; padding-left: 1.4em; }
 .clique { border-top: 1px solid #ddd; padding-top: 0.5em; }
 .figure { overflow-x: auto; max-width: 100%; border: 1px solid #ddd; margin: 0.5em 0; }
 .figure svg { display: block; }
+.figure svg.chart, .figure svg.overview { max-width: 100%; height: auto; }
 details > summary { cursor: pointer; font-weight: bold; margin: 0.5em 0; }
 pre.evidence { white-space: pre-wrap; overflow-wrap: anywhere; background: #f7f7f7; padding: 0.6em; border: 1px solid #ddd; }
 footer { margin-top: 2em; color: #555; font-size: 0.9em; }
