@@ -22,11 +22,12 @@ pub struct MeasuredPrecision {
     pub measured_on: &'static str,
 }
 
-/// Reference mode at threshold 0.9, 30-minute buckets (EVALUATION.md: ten
-/// simulated 300-account seasons; a 2,000-account world gave 0.53).
+/// Reference mode at threshold 0.9, 30-minute buckets, undirected pairs
+/// (EVALUATION.md: mean 0.84 over ten simulated 300-account seasons, 0.63 to
+/// 0.95; a 2,000-account season gave 0.50).
 pub const REFERENCE_PRECISION: MeasuredPrecision = MeasuredPrecision {
     mean: 0.84,
-    low: 0.53,
+    low: 0.50,
     high: 0.95,
     measured_on: "simulated seasons of 300 to 2,000 accounts at threshold 0.9 (EVALUATION.md)",
 };
