@@ -21,7 +21,8 @@ Exit status:
   3  report --exit-code only: at least one pair is flagged
 
 Environment: DETECT_DATABASE_URL (the store), NO_COLOR (no colour),
-RUST_LOG (log filter).";
+RUST_LOG (log filter), DETECT_IP_KEY (a keyed store hashes every IP address
+before storing it with this key).";
 
 /// Finds players who play one asynchronous board game through several
 /// accounts, and shows moderators the evidence.
@@ -98,6 +99,11 @@ pub enum Command {
         after_help = "Examples:\n  detect man | man -l -\n  detect man --out /usr/local/share/man/man1"
     )]
     Man(ManArgs),
+    /// Delete raw moves and IP rows older than a cutoff (scans stay).
+    Purge(crate::commands::purge::PurgeArgs),
+    /// Which accounts moved from an IP address (hashed with the store's key).
+    #[command(subcommand)]
+    Ip(crate::commands::ip::IpCommand),
 }
 
 #[derive(Debug, Args)]
@@ -183,6 +189,10 @@ pub struct BucketsArgs {
     /// The season (a number from `detect season list`).
     #[arg(long, value_name = "N")]
     pub season: u32,
+    /// Print the IPs as stored (raw, or their keyed hashes in a keyed store)
+    /// instead of pseudonyms IP-1, IP-2, ...
+    #[arg(long)]
+    pub show_ips: bool,
     /// Bucket size in minutes.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440), value_name = "MINUTES")]
     pub bucket_minutes: u32,

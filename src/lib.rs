@@ -11,6 +11,7 @@ pub mod commands;
 pub mod daemon;
 pub mod logging;
 pub mod pipeline;
+pub mod privacy;
 pub mod report;
 pub mod ui;
 
@@ -34,6 +35,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Daemon(args) => daemon::run(&db, args).await,
         Command::Completions(args) => commands::docs::run_completions(args),
         Command::Man(args) => commands::docs::run_man(args),
+        Command::Purge(args) => commands::purge::run(&db, args).await,
+        Command::Ip(args) => commands::ip::run(&db, args).await,
     }
 }
 

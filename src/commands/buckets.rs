@@ -9,7 +9,17 @@ pub async fn run(db: &str, args: BucketsArgs) -> Result<()> {
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
     let segments = pipeline::segments(&store, bucket_seconds(args.bucket_minutes), None).await?;
-    let records = season_bucket_records(&segments, &season)?;
+    let mut records = season_bucket_records(&segments, &season)?;
+    if !args.show_ips {
+        // The season's pseudonyms, the same as in explain, the timelines and
+        // the reports; a stall without a next IP keeps its empty IP.
+        let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
+        for r in &mut records {
+            if let Some(ip) = segments.ips.get(&r.ip) {
+                r.ip = pseudonyms.label(ip);
+            }
+        }
+    }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for r in records {
         serde_json::to_writer(&mut out, &r)?;
