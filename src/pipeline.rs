@@ -28,6 +28,8 @@ pub struct IngestSummary {
     pub skipped: u64,
     /// Moves already in the store.
     pub duplicates: u64,
+    /// Moves older than the store's purge cutoff, not stored.
+    pub expired: u64,
     /// Lines that could not be read (only with `--skip-bad`).
     pub bad: u64,
     /// The first few bad lines.
@@ -41,6 +43,13 @@ impl std::fmt::Display for IngestSummary {
             "{}: {} moves read, {} stored, {} skipped (no username or ip), {} duplicates ignored",
             self.file, self.moves, self.stored, self.skipped, self.duplicates
         )?;
+        if self.expired > 0 {
+            write!(
+                f,
+                ", {} older than the store's purge cutoff not stored",
+                self.expired
+            )?;
+        }
         if self.bad > 0 {
             write!(f, ", {} bad lines skipped", self.bad)?;
             for e in &self.bad_examples {
@@ -156,9 +165,10 @@ pub async fn ingest_file(store: &Store, path: &str, skip_bad: bool) -> Result<In
     }
     summary.stored += batch.insert(&chunk).await?;
     bar.finish_and_clear();
+    summary.expired = batch.expired();
     batch.commit().await?;
     tracing::info!(file = %summary.file, moves = summary.moves, stored = summary.stored, "file ingested");
-    summary.duplicates = summary.moves - summary.stored;
+    summary.duplicates = summary.moves - summary.stored - summary.expired;
     Ok(summary)
 }
 

@@ -91,6 +91,18 @@ fn purge_in_the_middle_of_a_season(backend: Backend) {
     // The stored scan still reports, unchanged.
     assert_eq!(csv(&db), before);
 
+    // What was purged stays purged: ingesting the log again stores nothing.
+    let again = db.ok(&["ingest", SAMPLE]);
+    assert!(
+        again.contains(" 0 stored, ")
+            && again.contains(&format!(
+                "{kept_moves} duplicates ignored, {} older than the store's purge cutoff not stored",
+                total_moves - kept_moves
+            )),
+        "{again}"
+    );
+    assert_eq!(stored_moves(&db.url).0, kept_moves);
+
     // A new scan covers only what remains: as a store fed only that.
     db.ok(&["scan", "--season", "1"]);
     let after = csv(&db);

@@ -14,11 +14,14 @@ impl Store {
     pub async fn begin_ingest(&self) -> Result<IngestBatch<'_>> {
         let mut tx = self.pool.begin().await?;
         super::privacy::check_ingest_key(&mut tx, self.ip_key.as_ref()).await?;
+        let purged_before = super::purge::purged_before(&mut tx).await?;
         Ok(IngestBatch {
             backend: self.backend,
             tx,
             stored: 0,
             ip_key: self.ip_key.clone(),
+            purged_before,
+            expired: 0,
         })
     }
 
@@ -81,11 +84,27 @@ pub struct IngestBatch<'s> {
     tx: Transaction<'s, Any>,
     stored: u64,
     ip_key: Option<std::sync::Arc<super::IpKey>>,
+    /// Moves before this were purged: they are not stored again.
+    purged_before: Option<Epoch>,
+    expired: u64,
 }
 
 impl IngestBatch<'_> {
     /// Stores moves not stored before; returns how many were new.
     pub async fn insert(&mut self, moves: &[NewMove]) -> Result<u64> {
+        let kept: Vec<NewMove>;
+        let moves = match self.purged_before {
+            Some(cut) if moves.iter().any(|m| m.mv.timestamp < cut) => {
+                kept = moves
+                    .iter()
+                    .filter(|m| m.mv.timestamp >= cut)
+                    .cloned()
+                    .collect();
+                self.expired += (moves.len() - kept.len()) as u64;
+                &kept[..]
+            }
+            _ => moves,
+        };
         let games: BTreeSet<&str> = moves.iter().map(|m| m.mv.game.as_str()).collect();
         let games: Vec<&str> = games.into_iter().collect();
         insert_rows(
@@ -124,6 +143,12 @@ impl IngestBatch<'_> {
         .await?;
         self.stored += new;
         Ok(new)
+    }
+
+    /// Moves not stored because they are older than the store's latest
+    /// purge cutoff.
+    pub fn expired(&self) -> u64 {
+        self.expired
     }
 
     /// Sets a daemon source's high-water mark in the same transaction as the

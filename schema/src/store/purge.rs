@@ -9,7 +9,7 @@
 
 use super::{Result, Store};
 use crate::model::Epoch;
-use sqlx::Row;
+use sqlx::{Any, Row, Transaction};
 
 /// What a purge removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -26,6 +26,9 @@ pub struct Purged {
 
 /// `store_state` key: UTC epoch seconds of the last purge.
 const LAST_PURGE: &str = "last_purge_at";
+/// `store_state` key: the latest cutoff of a purge; ingests store no move
+/// before it, so what was purged stays purged.
+const PURGED_BEFORE: &str = "purged_before";
 
 impl Store {
     /// Deletes the moves before `before` and the IP-day rows of the days
@@ -49,14 +52,19 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
         }
-        sqlx::query(
-            "INSERT INTO store_state (key, value) VALUES ($1, $2) \
-             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        )
-        .bind(LAST_PURGE)
-        .bind(now.to_string())
-        .execute(&mut *tx)
-        .await?;
+        let horizon = purged_before(&mut tx)
+            .await?
+            .map_or(before, |h| h.max(before));
+        for (key, value) in [(LAST_PURGE, now), (PURGED_BEFORE, horizon)] {
+            sqlx::query(
+                "INSERT INTO store_state (key, value) VALUES ($1, $2) \
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            )
+            .bind(key)
+            .bind(value.to_string())
+            .execute(&mut *tx)
+            .await?;
+        }
         let moves_left: i64 = sqlx::query("SELECT COUNT(*) FROM moves")
             .fetch_one(&mut *tx)
             .await?
@@ -81,4 +89,16 @@ impl Store {
             None => None,
         })
     }
+}
+
+/// The latest purge cutoff, if the store was ever purged.
+pub(super) async fn purged_before(tx: &mut Transaction<'_, Any>) -> Result<Option<Epoch>> {
+    let row = sqlx::query("SELECT value FROM store_state WHERE key = $1")
+        .bind(PURGED_BEFORE)
+        .fetch_optional(&mut **tx)
+        .await?;
+    Ok(match row {
+        Some(r) => r.try_get::<String, _>(0)?.parse().ok(),
+        None => None,
+    })
 }
