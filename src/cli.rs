@@ -4,6 +4,26 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use schema::store::DEFAULT_DATABASE_URL;
 use std::path::PathBuf;
 
+/// Examples and exit statuses at the foot of `detect --help`.
+const MAIN_AFTER_HELP: &str = "\
+Examples:
+  detect ingest examples/sample-season.jsonl
+  detect season add 7 --games '^4pLeague_S7_'
+  detect report --season 7
+  detect explain --season 7 alice bob
+  detect report --season 7 --out report/     (HTML with timelines)
+
+Exit status:
+  0  done
+  1  failed (one sentence on standard error says why), also a report of a
+     season without participants
+  2  the command line could not be read
+  3  report --exit-code only: at least one pair is flagged
+
+Environment: DETECT_DATABASE_URL (the store), NO_COLOR (no colour),
+RUST_LOG (log filter), DETECT_IP_KEY (a keyed store hashes every IP address
+before storing it with this key).";
+
 /// Finds players who play one asynchronous board game through several
 /// accounts, and shows moderators the evidence.
 #[derive(Debug, Parser)]
@@ -12,18 +32,28 @@ use std::path::PathBuf;
     version,
     about,
     propagate_version = true,
-    after_help = "A keyed store hashes every IP address before storing it: set DETECT_IP_KEY to its key."
+    after_help = MAIN_AFTER_HELP
 )]
 pub struct Cli {
     /// The store: an SQLite file (`detect.db`, `sqlite://path`) or a
-    /// PostgreSQL URL (`postgres://user:pass@host/db`).
-    #[arg(long, global = true, env = "DETECT_DATABASE_URL", hide_env_values = true, default_value = DEFAULT_DATABASE_URL)]
+    /// PostgreSQL URL (`postgres://user:pass@host/db`). Not used by
+    /// simulate, demo, completions and man.
+    #[arg(long, global = true, env = "DETECT_DATABASE_URL", hide_env_values = true, default_value = DEFAULT_DATABASE_URL, value_name = "URL")]
     pub db: String,
 
     /// More log output on standard error (-v info, -vv debug); RUST_LOG
     /// overrides.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
+
+    /// Print only results, warnings and errors: no progress, no notes.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+
+    /// Colour in help and logs: auto (on a terminal, unless NO_COLOR is
+    /// set), always or never.
+    #[arg(long, global = true, value_enum, ignore_case = true, default_value_t = crate::ui::ColorWhen::Auto, value_name = "WHEN")]
+    pub color: crate::ui::ColorWhen,
 
     #[command(subcommand)]
     pub command: Command,
@@ -58,6 +88,17 @@ pub enum Command {
     Demo(DemoArgs),
     /// Run scheduled ingests and scans from a TOML configuration.
     Daemon(DaemonArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(
+        after_help = "Examples:\n  detect completions bash > ~/.local/share/bash-completion/completions/detect\n  detect completions zsh > ~/.zfunc/_detect\n  detect completions fish > ~/.config/fish/completions/detect.fish"
+    )]
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff), or write one page per command into a
+    /// directory.
+    #[command(
+        after_help = "Examples:\n  detect man | man -l -\n  detect man --out /usr/local/share/man/man1"
+    )]
+    Man(ManArgs),
     /// Delete raw moves and IP rows older than a cutoff (scans stay).
     Purge(crate::commands::purge::PurgeArgs),
     /// Which accounts moved from an IP address (hashed with the store's key).
@@ -66,9 +107,27 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum, ignore_case = true)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write detect.1 and detect-COMMAND.1 pages into this directory instead
+    /// of printing detect.1.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  detect daemon --config /etc/detect/detect.toml\n  detect daemon --config detect.toml --once      (one tick, for cron)"
+)]
 pub struct DaemonArgs {
     /// The daemon's configuration (TOML); see detect.example.toml.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub config: PathBuf,
     /// Run one tick (ingest what is new, scan, report) and exit.
     #[arg(long)]
@@ -76,9 +135,12 @@ pub struct DaemonArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  detect ingest examples/sample-season.jsonl\n  detect ingest logs/*.csv.gz --skip-bad\n  zcat moves.jsonl.gz | detect ingest -"
+)]
 pub struct IngestArgs {
     /// Move logs: .jsonl, .csv, either gzipped (.gz), or - for standard input.
-    #[arg(required = true)]
+    #[arg(required = true, value_name = "FILE")]
     pub files: Vec<String>,
     /// Skip lines that cannot be read (bad JSON, bad time) instead of
     /// rejecting the whole file; they are counted and the first few listed.
@@ -89,7 +151,7 @@ pub struct IngestArgs {
     #[arg(long)]
     pub reference_order: bool,
     /// Bucket size in minutes for the stored segments.
-    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440))]
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440), value_name = "MINUTES")]
     pub bucket_minutes: u32,
     #[command(flatten)]
     pub limits: InputLimits,
@@ -97,7 +159,11 @@ pub struct IngestArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum SeasonCommand {
-    /// Define (or redefine) season N.
+    /// Define (or redefine) season N; says how many stored games and
+    /// accounts it matches, and warns when none.
+    #[command(
+        after_help = "Examples:\n  detect season add 7                          (games ^4pLeague_S7_, all time)\n  detect season add 7 --from 2015-05-01 --to 2015-06-30 --games '^4pLeague_S7_'"
+    )]
     Add(SeasonAddArgs),
     /// List the defined seasons and those inferred from game names.
     List,
@@ -105,40 +171,43 @@ pub enum SeasonCommand {
 
 #[derive(Debug, Args)]
 pub struct SeasonAddArgs {
+    /// The season's number, e.g. 7.
     pub number: u32,
     /// First day of the season (YYYY-MM-DD, UTC); open if absent.
-    #[arg(long)]
+    #[arg(long, value_name = "DAY")]
     pub from: Option<String>,
     /// Last day of the season (YYYY-MM-DD, UTC, inclusive); open if absent.
-    #[arg(long)]
+    #[arg(long, value_name = "DAY")]
     pub to: Option<String>,
     /// Regular expression for the season's game names
     /// [default: ^4pLeague_S{N}_].
-    #[arg(long)]
+    #[arg(long, value_name = "REGEX")]
     pub games: Option<String>,
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Example:\n  detect buckets --season 7 | head")]
 pub struct BucketsArgs {
-    #[arg(long)]
+    /// The season (a number from `detect season list`).
+    #[arg(long, value_name = "N")]
     pub season: u32,
     /// Print the IPs as stored (raw, or their keyed hashes in a keyed store)
     /// instead of pseudonyms IP-1, IP-2, ...
     #[arg(long)]
     pub show_ips: bool,
     /// Bucket size in minutes.
-    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440))]
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440), value_name = "MINUTES")]
     pub bucket_minutes: u32,
 }
 
 #[derive(Debug, Args, Clone)]
 pub struct ScanOptions {
-    /// Flag directed pairs at or above this similarity [default: 0.9 in
+    /// Flag directed pairs at or above this similarity, 0 to 1 [default: 0.9 in
     /// reference mode, 0.5 in improved mode].
-    #[arg(long)]
+    #[arg(long, value_name = "SIMILARITY")]
     pub threshold: Option<f64>,
     /// Bucket size in minutes.
-    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440))]
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440), value_name = "MINUTES")]
     pub bucket_minutes: u32,
     /// Which rules score: `improved` (calibrated: a score reads as the share
     /// of pairs at that score that were one person on simulated seasons) or
@@ -188,8 +257,10 @@ pub struct InputLimits {
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Example:\n  detect scan --season 7 --threshold 0.9")]
 pub struct ScanArgs {
-    #[arg(long)]
+    /// The season (a number from `detect season list`).
+    #[arg(long, value_name = "N")]
     pub season: u32,
     #[command(flatten)]
     pub scan: ScanOptions,
@@ -198,60 +269,88 @@ pub struct ScanArgs {
 /// How a report is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    /// For people: a summary, how to read it, the flagged pairs and cliques.
     Text,
+    /// Every figure, with stable field names.
     Json,
+    /// One row per directed pair, columns named as the JSON fields.
     Csv,
-    /// The HTML page (its pictures come with --out DIR).
+    /// The reference implementation's pairs file layout.
+    ReferenceCsv,
+    /// The HTML page, with timelines and evidence (pictures also with --out DIR).
     Html,
 }
 
 /// How an evaluation is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum EvalFormat {
+    /// For people.
     Text,
+    /// For machines.
     Json,
 }
 
+const REPORT_AFTER_HELP: &str = "\
+Examples:
+  detect report --season 7
+  detect report --season 7 --out report/          (also report/index.html)
+  detect report --season 7 --format csv --all > pairs.csv
+  detect report --input moves.jsonl --games '^4pLeague_S7_'
+  detect report --season 7 --exit-code -q || mail-moderators   (cron)
+
+A flag is a reason to look, not a verdict: people sharing a home or an office
+are the usual false positives. `detect explain` shows the evidence.";
+
 #[derive(Debug, Args)]
+#[command(after_help = REPORT_AFTER_HELP)]
 pub struct ReportArgs {
     /// The season to report on (from the store).
-    #[arg(long, required_unless_present = "input")]
+    #[arg(long, required_unless_present = "input", value_name = "N")]
     pub season: Option<u32>,
     /// Analyse these log files in memory instead, storing nothing.
-    #[arg(long, num_args = 1.., conflicts_with = "out")]
+    #[arg(long, num_args = 1.., conflicts_with = "out", value_name = "FILE")]
     pub input: Vec<String>,
     /// With --input: the pattern of tournament games
     /// [default: ^4pLeague_S{N}_ with --season N, else ^4pLeague_].
-    #[arg(long, requires = "input")]
+    #[arg(long, requires = "input", value_name = "REGEX")]
     pub games: Option<String>,
     /// With --input: keep file order instead of sorting by time.
     #[arg(long, requires = "input")]
     pub reference_order: bool,
     #[command(flatten)]
     pub limits: InputLimits,
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    /// Output format.
+    #[arg(long, value_enum, ignore_case = true, default_value_t = Format::Text)]
     pub format: Format,
     /// List every scored candidate pair, not only flagged ones.
     #[arg(long)]
     pub all: bool,
     /// Also write an HTML report with SVG pictures into this directory.
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Show raw IP addresses instead of pseudonyms in pictures.
     #[arg(long)]
     pub show_ips: bool,
+    /// Exit with status 3 when at least one pair is flagged (for cron jobs);
+    /// without it a report that ran exits 0.
+    #[arg(long)]
+    pub exit_code: bool,
     #[command(flatten)]
     pub scan: ScanOptions,
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Example:\n  detect explain --season 7 alice bob --top 5")]
 pub struct ExplainArgs {
-    #[arg(long)]
+    /// The season (a number from `detect season list`).
+    #[arg(long, value_name = "N")]
     pub season: u32,
+    /// One account of the pair.
     pub user_a: String,
+    /// The other account.
     pub user_b: String,
     /// How many of the strongest buckets to list per direction.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_name = "N")]
     pub top: usize,
     /// Show raw IP addresses instead of pseudonyms.
     #[arg(long)]
@@ -261,77 +360,90 @@ pub struct ExplainArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  detect timeline --season 7 -o t.svg alice bob\n  detect timeline --season 7 alice bob carol > t.svg"
+)]
 pub struct TimelineArgs {
-    #[arg(long)]
+    /// The season (a number from `detect season list`).
+    #[arg(long, value_name = "N")]
     pub season: u32,
     /// The accounts to draw.
-    #[arg(required = true)]
+    #[arg(required = true, value_name = "USER")]
     pub users: Vec<String>,
     /// Write the SVG here (default: standard output).
-    #[arg(short, long)]
+    #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Label IP columns with raw addresses instead of pseudonyms.
     #[arg(long)]
     pub show_ips: bool,
     /// Bucket size in minutes.
-    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440))]
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440), value_name = "MINUTES")]
     pub bucket_minutes: u32,
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Example:\n  detect compare --season 6 --season 7 -o compare.svg")]
 pub struct CompareArgs {
     /// Two seasons: --season 6 --season 7.
-    #[arg(long = "season", num_args = 1, required = true)]
+    #[arg(long = "season", num_args = 1, required = true, value_name = "N")]
     pub seasons: Vec<u32>,
     /// Write the SVG here (default: standard output).
-    #[arg(short, long)]
+    #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub scan: ScanOptions,
 }
 
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Example:\n  detect simulate --seed 3 --players 500 --out world/\n  detect ingest world/moves.jsonl && detect eval --season 1 --truth world/truth.json"
+)]
 pub struct SimulateArgs {
     /// Same seed, same world, byte for byte.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Accounts on the site (about 12 moves per account and day).
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = 300, value_name = "N")]
     pub players: usize,
-    #[arg(long, default_value_t = 28)]
+    /// Length of the simulated season, in days.
+    #[arg(long, default_value_t = 28, value_name = "N")]
     pub days: u32,
     /// People who play several accounts.
-    #[arg(long, default_value_t = 12)]
+    #[arg(long, default_value_t = 12, value_name = "N")]
     pub cliques: usize,
     /// The season number of the league games (4pLeague_S{N}_...).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_name = "N")]
     pub season: u32,
     /// Crowded carrier NAT: about this many phone players per carrier
     /// address (default: about three).
     #[arg(long)]
     pub nat_crowd: Option<u32>,
     /// Directory for moves.jsonl and truth.json (created if missing).
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Example:\n  detect eval --season 1 --truth world/truth.json --format json")]
 pub struct EvalArgs {
-    #[arg(long)]
+    /// The season (a number from `detect season list`).
+    #[arg(long, value_name = "N")]
     pub season: u32,
     /// The simulator's truth.json.
-    #[arg(long)]
+    #[arg(long, value_name = "FILE")]
     pub truth: PathBuf,
-    #[arg(long, value_enum, default_value_t = EvalFormat::Text)]
+    /// Output format.
+    #[arg(long, value_enum, ignore_case = true, default_value_t = EvalFormat::Text)]
     pub format: EvalFormat,
     #[command(flatten)]
     pub scan: ScanOptions,
 }
 
 #[derive(Debug, Args)]
+#[command(after_help = "Example:\n  detect demo && xdg-open demo-out/report/index.html")]
 pub struct DemoArgs {
     /// Where the demo writes its store (detect.db), log and report.
-    #[arg(long, default_value = "demo-out")]
+    #[arg(long, default_value = "demo-out", value_name = "DIR")]
     pub dir: PathBuf,
     /// The simulated world's seed.
     #[arg(long, default_value_t = 1)]

@@ -13,6 +13,7 @@ pub mod logging;
 pub mod pipeline;
 pub mod privacy;
 pub mod report;
+pub mod ui;
 
 use cli::{Cli, Command};
 
@@ -32,10 +33,25 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Eval(args) => commands::simulate::run_eval(&db, args).await,
         Command::Demo(args) => commands::simulate::run_demo(args).await,
         Command::Daemon(args) => daemon::run(&db, args).await,
+        Command::Completions(args) => commands::docs::run_completions(args),
+        Command::Man(args) => commands::docs::run_man(args),
         Command::Purge(args) => commands::purge::run(&db, args).await,
         Command::Ip(args) => commands::ip::run(&db, args).await,
     }
 }
+
+/// `report --exit-code` found flagged pairs: the program exits with
+/// [`ui::EXIT_FLAGGED`] and no message (the report says it all).
+#[derive(Debug)]
+pub struct FlagsFound(pub usize);
+
+impl std::fmt::Display for FlagsFound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} pairs are flagged", self.0)
+    }
+}
+
+impl std::error::Error for FlagsFound {}
 
 /// An error chain as one sentence: the outermost message, then its causes
 /// where they add something.

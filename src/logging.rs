@@ -1,27 +1,27 @@
 //! Logs go to standard error through `tracing`, filtered by `RUST_LOG`
-//! (default `warn`, or `info` with `-v`; the daemon's default is `info`,
-//! since its log is its output). IP addresses are never logged at info level
-//! or above. Every field is written with control characters escaped, and
-//! colour codes only go to a terminal.
+//! (default `warn`, or `info` with `-v`, `error` with `-q`; the daemon's
+//! default is `info`, since its log is its output). IP addresses are never
+//! logged at info level or above. Every field is written with control
+//! characters escaped. Colour only on a terminal, never with `--color never`
+//! or `NO_COLOR` (so journald gets plain lines).
 
 use tracing_subscriber::EnvFilter;
 
-pub fn init(verbose: u8, daemon: bool) {
+pub fn init(verbose: u8, quiet: bool, daemon: bool) {
     // sqlx warns of slow statements with their SQL: noise for a user, so
     // it speaks only on errors unless RUST_LOG says otherwise.
     let default = match verbose {
+        0 if quiet => "error",
         0 if daemon => "info,sqlx=error",
         0 => "warn,sqlx=error",
         1 => "info,sqlx=error",
         _ => "debug",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
-    // Colours only for a terminal: a log file gets no escape sequences.
-    use std::io::IsTerminal;
     let _ = tracing_subscriber::fmt()
-        .with_ansi(std::io::stderr().is_terminal())
         .fmt_fields(escaped_fields())
         .with_env_filter(filter)
+        .with_ansi(crate::ui::color_stderr())
         .with_writer(std::io::stderr)
         .try_init();
 }

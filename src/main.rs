@@ -1,12 +1,21 @@
 //! The `detect` command line: see `detect --help`.
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
+use detect::ui;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = detect::cli::Cli::parse();
+    ui::exit_quietly_on_broken_pipe();
+    let matches = detect::cli::Cli::command()
+        .color(ui::clap_color_from_args())
+        .get_matches();
+    let cli = match detect::cli::Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    ui::configure(cli.color, cli.quiet);
     let daemon = matches!(cli.command, detect::cli::Command::Daemon(_));
-    detect::logging::init(cli.verbose, daemon);
+    detect::logging::init(cli.verbose, cli.quiet, daemon);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -14,15 +23,18 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
+            return ExitCode::from(ui::EXIT_ERROR);
         }
     };
     match runtime.block_on(detect::run(cli)) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) if detect::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Ok(()) => ExitCode::from(ui::EXIT_OK),
+        Err(e) if detect::is_broken_pipe(&e) => ExitCode::from(ui::EXIT_OK),
+        Err(e) if e.downcast_ref::<detect::FlagsFound>().is_some() => {
+            ExitCode::from(ui::EXIT_FLAGGED)
+        }
         Err(e) => {
             eprintln!("error: {}", detect::error_sentence(&e));
-            ExitCode::FAILURE
+            ExitCode::from(ui::EXIT_ERROR)
         }
     }
 }

@@ -109,16 +109,10 @@ impl Occurrences {
     }
 }
 
-/// A progress spinner on standard error when it is a terminal (hidden
-/// otherwise).
+/// A progress spinner counting lines on standard error when it is a
+/// terminal (hidden otherwise, and with `-q`).
 pub fn spinner(message: String) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new_spinner();
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {msg}: {human_pos} lines ({per_sec})")
-            .expect("valid template"),
-    );
-    bar.set_message(message);
-    bar
+    crate::ui::line_counter(message)
 }
 
 /// Ingests one log into the store in one transaction. A bad line rejects the
@@ -187,7 +181,10 @@ pub async fn segments(
     reference_order: Option<bool>,
 ) -> Result<Segments> {
     let generation = store.moves_generation().await?;
-    if let Some(stored) = store.load_segmentation(bucket_seconds).await? {
+    let loading = crate::ui::spinner("loading the stored buckets");
+    let stored = store.load_segmentation(bucket_seconds).await?;
+    loading.finish_and_clear();
+    if let Some(stored) = stored {
         if stored.generation == generation
             && reference_order.is_none_or(|r| r == stored.reference_order)
         {
@@ -199,15 +196,18 @@ pub async fn segments(
         None => store.segmentation_order().await?.unwrap_or(false),
     };
     let started = std::time::Instant::now();
+    let bar = crate::ui::spinner("cutting the stored moves into buckets");
     let mut segmenter = Segmenter::new(bucket_seconds);
     let moves = store
         .for_each_move(order, |m| segmenter.push_move(&m))
         .await?;
     let segments = segmenter.finish();
     let cut = started.elapsed();
+    bar.set_message("saving the buckets");
     store
         .save_segmentation(&segments, order, generation)
         .await?;
+    bar.finish_and_clear();
     tracing::info!(
         moves,
         bucket_seconds,
@@ -271,10 +271,12 @@ pub async fn scan_segments(
     generation: i64,
 ) -> Result<StoredScan> {
     let started = std::time::Instant::now();
+    let bar = crate::ui::spinner(format!("scoring season {}", season.number));
     // Scoring is CPU-bound (rayon): the runtime's other tasks, signals among
     // them, keep running meanwhile.
     let result = tokio::task::block_in_place(|| scoring::scan(segments, season, params))?;
     let scored = started.elapsed();
+    bar.set_message(format!("storing the scan of season {}", season.number));
     let created_at = chrono::Utc::now().timestamp();
     let id = store
         .save_scan(season, &result, generation, created_at)
@@ -288,6 +290,7 @@ pub async fn scan_segments(
         save_ms = (started.elapsed() - scored).as_millis() as u64,
         "scan stored"
     );
+    bar.finish_and_clear();
     Ok(StoredScan {
         id,
         season: season.clone(),
@@ -452,4 +455,34 @@ pub const DEFAULT_BUCKET_MINUTES: u32 = (DEFAULT_BUCKET_SECONDS / 60) as u32;
 pub async fn open_store(db: &str) -> Result<Store> {
     let key = crate::privacy::ip_key_from_env()?;
     Ok(Store::open(db).await?.with_ip_key(key).await?)
+}
+
+/// The IP pseudonyms of a season (`IP-1`, `IP-2`, ... in order of first
+/// sight within the season, kept by the store forever): the one source of
+/// IP names for `explain`, the timelines and the reports, so each address
+/// has one name everywhere in a season.
+pub async fn ip_pseudonyms(
+    store: &Store,
+    season: &Season,
+    segments: &Segments,
+) -> Result<schema::IpPseudonyms> {
+    let order = schema::pseudonym::first_seen(segments, season.from, season.to);
+    let names: Vec<&str> = order.iter().map(|&ip| segments.ips.name(ip)).collect();
+    let numbers = store.ip_pseudonyms(season.number, &names).await?;
+    Ok(schema::IpPseudonyms::new(
+        order
+            .iter()
+            .filter_map(|&ip| numbers.get(segments.ips.name(ip)).map(|&n| (ip, n)))
+            .collect(),
+    ))
+}
+
+/// The IP pseudonyms of data with no store behind it (`report --input`):
+/// the same order of first sight, numbered afresh.
+pub fn ip_pseudonyms_in_memory(season: &Season, segments: &Segments) -> schema::IpPseudonyms {
+    schema::IpPseudonyms::numbered_in_order(&schema::pseudonym::first_seen(
+        segments,
+        season.from,
+        season.to,
+    ))
 }

@@ -1,8 +1,12 @@
 //! Reports of a scan: text for people, CSV and JSON for machines.
 //!
-//! CSV keeps the reference's first columns (`similarity,user_a,user_b,match,
-//! mismatch,delay_match,delay_mismatch`) and fills them, then adds every
-//! evidence column. JSON field names are stable.
+//! CSV (`--format csv`) has one row per directed pair and names its columns
+//! as the JSON report names its fields (`evidence.same_ip.count` is
+//! `pairs[].evidence.same_ip.count`); the reference's own layout stays
+//! available as `--format reference-csv` (its header
+//! `similarity,user_a,user_b,match,mismatch,delay_match,delay_mismatch`,
+//! filled, then every evidence column). Machine formats carry full
+//! similarities; text rounds them ([`viz::guide::similarity`]).
 
 use crate::commands::season::describe;
 use anyhow::Context;
@@ -22,8 +26,9 @@ pub struct ScanInfo {
     pub created_at: Option<i64>,
 }
 
-/// The reference's header, then the evidence columns.
-pub const CSV_HEADER: [&str; 18] = [
+/// The reference's header, then the evidence columns (`--format
+/// reference-csv`).
+pub const REFERENCE_CSV_HEADER: [&str; 18] = [
     "similarity",
     "user_a",
     "user_b",
@@ -44,6 +49,28 @@ pub const CSV_HEADER: [&str; 18] = [
     "max_boost_bucket",
 ];
 
+/// The CSV header: the JSON report's pair fields, nested ones joined by dots.
+pub const CSV_HEADER: [&str; 18] = [
+    "user_a",
+    "user_b",
+    "similarity",
+    "flagged",
+    "sum",
+    "weight",
+    "evidence.same_ip.count",
+    "evidence.same_ip.score",
+    "evidence.other_ip.count",
+    "evidence.other_ip.score",
+    "evidence.moved_stalled.count",
+    "evidence.moved_stalled.score",
+    "evidence.stalled_moved.count",
+    "evidence.stalled_moved.score",
+    "evidence.both_stalled.count",
+    "evidence.both_stalled.score",
+    "evidence.max_boost",
+    "evidence.max_boost_bucket",
+];
+
 /// The pairs a report lists: all scored, or only flagged ones.
 pub fn listed(result: &ScanResult, all: bool) -> Vec<&PairScore> {
     if all {
@@ -53,35 +80,88 @@ pub fn listed(result: &ScanResult, all: bool) -> Vec<&PairScore> {
     }
 }
 
+/// Writes one CSV row: the one place CSV cells are written.
+fn csv_row<W: Write, I, S>(w: &mut csv::Writer<W>, cells: I) -> anyhow::Result<()>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<[u8]>,
+{
+    w.write_record(cells)?;
+    Ok(())
+}
+
+/// `--format csv`: the JSON report's pair fields, one row per directed pair.
 pub fn write_csv(out: impl Write, result: &ScanResult, all: bool) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(out);
-    w.write_record(CSV_HEADER)?;
+    csv_row(&mut w, CSV_HEADER)?;
+    let t = result.params.threshold;
+    for p in listed(result, all) {
+        let e = &p.evidence;
+        let mut row = vec![
+            csv_cell(&p.user_a).into_owned(),
+            csv_cell(&p.user_b).into_owned(),
+            // Written as the JSON report writes it, digit for digit.
+            serde_json::to_string(&p.similarity)?,
+            (p.similarity >= t).to_string(),
+            p.sum.to_string(),
+            p.weight.to_string(),
+        ];
+        for cell in [
+            Cell::SameIp,
+            Cell::OtherIp,
+            Cell::MovedStalled,
+            Cell::StalledMoved,
+            Cell::BothStalled,
+        ] {
+            row.push(e.tally(cell).count.to_string());
+            row.push(e.tally(cell).score.to_string());
+        }
+        row.push(e.max_boost.to_string());
+        row.push(
+            e.max_boost_bucket
+                .map(|b| b.to_string())
+                .unwrap_or_default(),
+        );
+        csv_row(&mut w, row)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// `--format reference-csv`: the reference's columns, filled, then the
+/// evidence.
+pub fn write_reference_csv(out: impl Write, result: &ScanResult, all: bool) -> anyhow::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    csv_row(&mut w, REFERENCE_CSV_HEADER)?;
     for p in listed(result, all) {
         let e = &p.evidence;
         let n = |c: Cell| e.tally(c).count.to_string();
         let s = |c: Cell| e.tally(c).score.to_string();
-        w.write_record([
-            p.similarity.to_string(),
-            csv_cell(&p.user_a).into_owned(),
-            csv_cell(&p.user_b).into_owned(),
-            n(Cell::SameIp),
-            n(Cell::OtherIp),
-            n(Cell::BothStalled),
-            (e.moved_stalled.count + e.stalled_moved.count).to_string(),
-            s(Cell::SameIp),
-            s(Cell::OtherIp),
-            n(Cell::MovedStalled),
-            s(Cell::MovedStalled),
-            n(Cell::StalledMoved),
-            s(Cell::StalledMoved),
-            s(Cell::BothStalled),
-            p.sum.to_string(),
-            p.weight.to_string(),
-            e.max_boost.to_string(),
-            e.max_boost_bucket
-                .map(|b| b.to_string())
-                .unwrap_or_default(),
-        ])?;
+        csv_row(
+            &mut w,
+            [
+                p.similarity.to_string(),
+                csv_cell(&p.user_a).into_owned(),
+                csv_cell(&p.user_b).into_owned(),
+                n(Cell::SameIp),
+                n(Cell::OtherIp),
+                n(Cell::BothStalled),
+                (e.moved_stalled.count + e.stalled_moved.count).to_string(),
+                s(Cell::SameIp),
+                s(Cell::OtherIp),
+                n(Cell::MovedStalled),
+                s(Cell::MovedStalled),
+                n(Cell::StalledMoved),
+                s(Cell::StalledMoved),
+                s(Cell::BothStalled),
+                p.sum.to_string(),
+                p.weight.to_string(),
+                e.max_boost.to_string(),
+                e.max_boost_bucket
+                    .map(|b| b.to_string())
+                    .unwrap_or_default(),
+            ],
+        )?;
     }
     w.flush()?;
     Ok(())
@@ -245,6 +325,13 @@ pub fn write_text(
         s.flagged_pairs, s.flagged_directed_pairs, p.threshold
     )?;
     writeln!(out, "  cliques           {}", s.cliques)?;
+    writeln!(out)?;
+    writeln!(out, "How to read this")?;
+    for paragraph in viz::guide::how_to_read(p) {
+        for line in wrap(&paragraph, 76) {
+            writeln!(out, "  {line}")?;
+        }
+    }
     let rows = scoring::both_ways(result, all);
     writeln!(out)?;
     if rows.is_empty() {
@@ -255,78 +342,31 @@ pub fn write_text(
             "{}",
             if all { "Scored pairs" } else { "Flagged pairs" }
         )?;
-        let wa = rows
-            .iter()
-            .map(|r| terminal(r.a).chars().count())
-            .max()
-            .unwrap_or(6)
-            .max(6);
-        let wb = rows
-            .iter()
-            .map(|r| terminal(r.b).chars().count())
-            .max()
-            .unwrap_or(6)
-            .max(6);
+        write_pairs_table(&mut out, &rows, result)?;
         writeln!(
             out,
-            "  {:<wa$}  {:<wb$}  {:>8}  {:>8}  {:>7}  {:>8}  {:>8}  {:>9}",
-            "user_a",
-            "user_b",
-            "sim(a,b)",
-            "sim(b,a)",
-            "same ip",
-            "other ip",
-            "stalls",
-            "max boost"
+            "  * flagged direction. Times are of the stronger direction, counted in \
+             {}-minute steps.",
+            p.bucket_seconds / 60
         )?;
-        for r in &rows {
-            let sim = |x: Option<&PairScore>| {
-                x.map(|p| {
-                    let mark = if p.similarity >= result.params.threshold {
-                        "*"
-                    } else {
-                        " "
-                    };
-                    format!("{:.4}{mark}", p.similarity)
-                })
-                .unwrap_or_else(|| "-".into())
-            };
-            let ev = r.ab.or(r.ba).map(|p| &p.evidence);
-            let (same, other, stalls, boost) = ev
-                .map(|e| {
-                    (
-                        e.same_ip.count,
-                        e.other_ip.count,
-                        e.both_stalled.count,
-                        r.max_boost(),
-                    )
-                })
-                .unwrap_or_default();
-            writeln!(
-                out,
-                "  {:<wa$}  {:<wb$}  {:>8}  {:>8}  {:>7}  {:>8}  {:>8}  {:>9}",
-                terminal(r.a),
-                terminal(r.b),
-                sim(r.ab),
-                sim(r.ba),
-                same,
-                other,
-                stalls,
-                boost
-            )?;
-        }
         writeln!(
             out,
-            "  (* at or above the threshold; same ip / other ip / stalls: windows of user_a where both moved \
-             from one IP / from different IPs / both kept games waiting)"
+            "  Evidence of a pair: detect explain --season {} ACCOUNT_A ACCOUNT_B",
+            season.number
         )?;
     }
     if !result.cliques.is_empty() {
         writeln!(out)?;
-        writeln!(out, "Cliques")?;
+        writeln!(
+            out,
+            "Cliques (accounts linked by flagged pairs; -> marks a flagged direction)"
+        )?;
         for (k, c) in result.cliques.iter().enumerate() {
             let names: Vec<_> = c.members.iter().map(|m| terminal(m)).collect();
             writeln!(out, "  {}. {}", k + 1, names.join(", "))?;
+            for row in rows_in(&rows, &c.members) {
+                writeln!(out, "     {}", clique_pair_line(row, p.threshold))?;
+            }
         }
     }
     write_crowded(&mut out, result)?;
@@ -349,6 +389,105 @@ fn write_crowded(mut out: impl Write, result: &ScanResult) -> anyhow::Result<()>
         writeln!(out, "  {}  {}  {} accounts", c.address, c.day, c.accounts)?;
     }
     Ok(())
+}
+
+/// The pairs table of the text report, columns sized to their content.
+fn write_pairs_table(
+    out: &mut impl Write,
+    rows: &[scoring::BothWays<'_>],
+    result: &ScanResult,
+) -> anyhow::Result<()> {
+    let t = result.params.threshold;
+    let bs = result.params.bucket_seconds;
+    let sim = |x: Option<&PairScore>| {
+        x.map(|p| {
+            let mark = if p.similarity >= t { "*" } else { " " };
+            format!("{}{mark}", viz::guide::similarity(p.similarity))
+        })
+        .unwrap_or_else(|| "-".into())
+    };
+    let mut table: Vec<Vec<String>> = vec![viz::guide::PAIR_COLUMNS
+        .iter()
+        .map(|(h, _)| h.replace('\u{2192}', "->"))
+        .collect()];
+    for r in rows {
+        let strong = viz::guide::stronger(r);
+        let ev = strong.map(|p| viz::guide::evidence_cells(p, bs));
+        let mut line = vec![
+            terminal(r.a).into_owned(),
+            terminal(r.b).into_owned(),
+            sim(r.ab),
+            sim(r.ba),
+        ];
+        line.extend(ev.unwrap_or_default());
+        table.push(line);
+    }
+    let widths: Vec<usize> = (0..table[0].len())
+        .map(|c| {
+            table
+                .iter()
+                .map(|l| l[c].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for line in &table {
+        let mut text = String::from(" ");
+        for (c, cell) in line.iter().enumerate() {
+            let w = widths[c];
+            if c < 2 {
+                text.push_str(&format!(" {cell:<w$}"));
+            } else {
+                text.push_str(&format!(" {cell:>w$}"));
+            }
+        }
+        writeln!(out, "{}", text.trim_end())?;
+    }
+    Ok(())
+}
+
+/// The rows whose two accounts both belong to `members`.
+pub fn rows_in<'r, 'a>(
+    rows: &'r [scoring::BothWays<'a>],
+    members: &[String],
+) -> impl Iterator<Item = &'r scoring::BothWays<'a>> + 'r {
+    let inside: std::collections::BTreeSet<String> = members.iter().cloned().collect();
+    rows.iter()
+        .filter(move |r| inside.contains(r.a) && inside.contains(r.b))
+}
+
+/// `alice -> bob 0.9512*, bob -> alice 0.8701`: both directions, flagged
+/// ones starred.
+fn clique_pair_line(r: &scoring::BothWays<'_>, threshold: f64) -> String {
+    let dir = |x: &str, y: &str, p: Option<&PairScore>| match p {
+        Some(p) => format!(
+            "{x} -> {y} {}{}",
+            viz::guide::similarity(p.similarity),
+            if p.similarity >= threshold { "*" } else { "" }
+        ),
+        None => format!("{x} -> {y} not scored"),
+    };
+    let (a, b) = (terminal(r.a), terminal(r.b));
+    format!("{}, {}", dir(&a, &b, r.ab), dir(&b, &a, r.ba))
+}
+
+/// Greedy word wrap at `width` characters.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 /// Writes `path` through a temporary file beside it, synced and then renamed

@@ -22,9 +22,9 @@ fn explain_shows_cells_boost_and_strongest_buckets() {
         "bob -> alice: similarity 0.8851",
         "4 x +60 windows where both moved from the same IP",
         "7 x +7 windows where both kept games waiting",
-        "Longest joint wait before a same-IP move: 10 buckets, ending 2015-05-03 15:00 UTC",
-        "2015-05-03 15:00 +20 both moved from the same IP (IP-1), after 10 buckets of joint waiting",
-        "2015-05-03 14:30 +19 both moved from the same IP (IP-1), after 9 buckets",
+        "Longest joint wait before a same-IP move: 5 h (10 buckets), ending 2015-05-03 15:00 UTC",
+        "2015-05-03 15:00 +20 both moved from the same IP (IP-1), after 5 h (10 buckets) of joint waiting",
+        "2015-05-03 14:30 +19 both moved from the same IP (IP-1), after 4.5 h (9 buckets) of joint waiting",
     ] {
         assert!(text.contains(part), "explain lacks {part:?}:\n{text}");
     }

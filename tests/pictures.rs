@@ -57,20 +57,28 @@ fn report_out_writes_escaped_pictures_and_page() {
     let page =
         roxmltree::Document::parse_with_options(&html, opts).expect("the page is well-formed");
     assert_no_script(&page, "index.html");
-    let images: Vec<&str> = page
+    // The pictures are inline (their tooltips work) and linked as files.
+    let links: Vec<&str> = page
         .descendants()
-        .filter(|n| n.has_tag_name("img"))
-        .filter_map(|n| n.attribute("src"))
+        .filter(|n| n.has_tag_name("a"))
+        .filter_map(|n| n.attribute("href"))
         .collect();
     for src in ["clique-1.svg", "clique-2.svg", "distribution.svg"] {
         assert!(
-            images.contains(&src),
-            "index.html does not show {src}: {images:?}"
+            links.contains(&src),
+            "index.html does not link {src}: {links:?}"
         );
         let svg = std::fs::read_to_string(out.join(src)).unwrap();
         let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{src}: {e}"));
         assert_no_script(&doc, src);
     }
+    let inline = |class: &str| {
+        page.descendants()
+            .filter(|n| n.has_tag_name("svg") && n.attribute("class") == Some(class))
+            .count()
+    };
+    assert_eq!((inline("timeline"), inline("overview")), (2, 2));
+    assert!(page.descendants().all(|n| !n.has_tag_name("img")));
     // Each clique timeline names its two members in its legend, unescaped
     // once parsed.
     let legend = |src: &str| -> Vec<String> {

@@ -11,10 +11,12 @@
 //! it does not score (that is `detect-scoring`). The types here are plain data.
 
 pub mod model;
+pub mod pseudonym;
 pub mod rules;
 pub mod season;
 #[cfg(feature = "store")]
 pub mod store;
 
 pub use model::*;
+pub use pseudonym::IpPseudonyms;
 pub use season::{Season, SeasonError};

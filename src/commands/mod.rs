@@ -1,6 +1,7 @@
 //! One module per command family.
 
 pub mod buckets;
+pub mod docs;
 pub mod ingest;
 pub mod ip;
 pub mod pictures;

@@ -6,24 +6,35 @@ use crate::pipeline::{self, bucket_seconds};
 use crate::report::write_atomically;
 use anyhow::{bail, Context, Result};
 use schema::store::StoredScan;
-use schema::{Season, Segments};
+use schema::{IpPseudonyms, ScanResult, Season, Segments};
+use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Writes `dir/index.html`, `dir/clique-K.svg` for each clique and
-/// `dir/distribution.svg`; returns the path of the index. Each file is
-/// written to a temporary name and renamed, so a reader never sees half a
-/// file.
-pub fn write_report_dir(
-    dir: &Path,
+/// The pictures and evidence of a report page, drawn once for the page and
+/// the files beside it.
+pub struct PageParts {
+    /// Per clique: its timeline (also written as `clique-K.svg`) and
+    /// overview.
+    pub timelines: Vec<svg::Document>,
+    pub pictures: Vec<viz::CliquePictures>,
+    pub distribution: svg::Document,
+    /// `detect explain` of each flagged pair, by (a, b) with a < b.
+    pub evidence: BTreeMap<(String, String), String>,
+}
+
+/// Draws the clique pictures (with the season's IP pseudonyms and the
+/// strongest buckets marked), the distribution chart, and the evidence of
+/// every flagged pair.
+pub fn page_parts(
     season: &Season,
-    scan: &StoredScan,
+    result: &ScanResult,
     segments: &Segments,
+    pseudonyms: &IpPseudonyms,
     show_ips: bool,
-) -> Result<PathBuf> {
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create the report directory {}", dir.display()))?;
-    let result = &scan.result;
-    let mut clique_svgs = Vec::new();
+) -> Result<PageParts> {
+    let mut timelines = Vec::new();
+    let mut pictures = Vec::new();
     for (k, clique) in result.cliques.iter().enumerate() {
         let members: Vec<&str> = clique.members.iter().map(String::as_str).collect();
         let opts = viz::TimelineOptions {
@@ -36,18 +47,18 @@ pub fn write_report_dir(
                 k + 1,
                 clique.members.join(", ")
             ),
+            pseudonyms: Some(pseudonyms.clone()),
+            highlights: highlights(result, &clique.members),
         };
-        let name = format!("clique-{}.svg", k + 1);
-        write_atomic(
-            &dir.join(&name),
-            viz::timeline(segments, &members, &opts)
-                .to_string()
-                .as_bytes(),
-        )?;
-        clique_svgs.push(name);
+        let timeline = viz::timeline(segments, &members, &opts);
+        pictures.push(viz::CliquePictures {
+            overview: viz::overview(segments, &members, &opts).to_string(),
+            timeline: timeline.to_string(),
+        });
+        timelines.push(timeline);
     }
     let sims: Vec<f64> = result.pairs.iter().map(|p| p.similarity).collect();
-    let chart = viz::distribution(
+    let distribution = viz::distribution(
         &sims,
         result.params.threshold,
         &format!(
@@ -55,13 +66,101 @@ pub fn write_report_dir(
             season.number
         ),
     );
-    write_atomic(&dir.join("distribution.svg"), chart.to_string().as_bytes())?;
+    let mut evidence = BTreeMap::new();
+    for row in scoring::both_ways(result, false) {
+        let text = super::scan::explain(
+            segments,
+            season,
+            result,
+            row.a,
+            row.b,
+            EVIDENCE_BUCKETS,
+            show_ips,
+            pseudonyms,
+        )?;
+        evidence.insert((row.a.to_owned(), row.b.to_owned()), text);
+    }
+    Ok(PageParts {
+        timelines,
+        pictures,
+        distribution,
+        evidence,
+    })
+}
+
+/// How many of the strongest buckets the evidence of a pair lists per
+/// direction in the HTML report.
+const EVIDENCE_BUCKETS: usize = 10;
+/// How many buckets a clique timeline marks as the strongest evidence.
+const HIGHLIGHTS: usize = 12;
+
+/// The strongest buckets of the flagged directions inside a clique, for the
+/// timeline: each flagged direction's top buckets, strongest first, one mark
+/// per bucket.
+fn highlights(result: &ScanResult, members: &[String]) -> Vec<viz::Highlight> {
+    let t = result.params.threshold;
+    let inside = |u: &str| members.iter().any(|m| m == u);
+    let mut all: Vec<(i64, i64, String)> = Vec::new();
+    for p in &result.pairs {
+        if p.similarity < t || !inside(&p.user_a) || !inside(&p.user_b) {
+            continue;
+        }
+        for c in p.evidence.top_buckets.iter().filter(|c| c.score > 0) {
+            all.push((
+                c.score,
+                c.bucket,
+                format!(
+                    "{:+} for {} \u{2192} {}: {}",
+                    c.score,
+                    p.user_a,
+                    p.user_b,
+                    c.cell.describe()
+                ),
+            ));
+        }
+    }
+    all.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+    let mut seen = std::collections::BTreeSet::new();
+    all.into_iter()
+        .filter(|(_, bucket, _)| seen.insert(*bucket))
+        .take(HIGHLIGHTS)
+        .map(|(_, bucket, note)| viz::Highlight { bucket, note })
+        .collect()
+}
+
+/// Writes `dir/index.html`, `dir/clique-K.svg` for each clique and
+/// `dir/distribution.svg`; returns the path of the index. Each file is
+/// written to a temporary name and renamed, so a reader never sees half a
+/// file.
+pub fn write_report_dir(
+    dir: &Path,
+    season: &Season,
+    scan: &StoredScan,
+    segments: &Segments,
+    pseudonyms: &IpPseudonyms,
+    show_ips: bool,
+) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the report directory {}", dir.display()))?;
+    let result = &scan.result;
+    let parts = page_parts(season, result, segments, pseudonyms, show_ips)?;
+    let mut clique_svgs = Vec::new();
+    for (k, timeline) in parts.timelines.iter().enumerate() {
+        let name = format!("clique-{}.svg", k + 1);
+        write_atomic(&dir.join(&name), timeline.to_string().as_bytes())?;
+        clique_svgs.push(name);
+    }
+    let distribution = parts.distribution.to_string();
+    write_atomic(&dir.join("distribution.svg"), distribution.as_bytes())?;
     let page = viz::ReportPage {
         title: format!("detect: season {}", season.number),
         season: season.number,
         result,
         clique_svgs,
+        clique_pictures: parts.pictures,
         distribution_svg: Some("distribution.svg".to_owned()),
+        distribution_inline: Some(distribution),
+        evidence: parts.evidence,
         generated_note: format!(
             "Scan #{} of {} UTC over moves generation {}; games {}.",
             scan.id,
@@ -110,9 +209,13 @@ fn emit(output: Option<&Path>, doc: &svg::Document) -> Result<()> {
     match output {
         Some(path) => {
             write_atomic(path, doc.to_string().as_bytes())?;
-            eprintln!("wrote {}", path.display());
+            crate::ui::note(format!("wrote {}", path.display()));
         }
-        None => println!("{doc}"),
+        None => {
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{doc}")?;
+            out.flush()?;
+        }
     }
     Ok(())
 }
@@ -121,6 +224,7 @@ pub async fn run_timeline(db: &str, args: TimelineArgs) -> Result<()> {
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
     let segments = pipeline::segments(&store, bucket_seconds(args.bucket_minutes), None).await?;
+    let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
     store.close().await;
     let unknown: Vec<&str> = args
         .users
@@ -137,6 +241,8 @@ pub async fn run_timeline(db: &str, args: TimelineArgs) -> Result<()> {
         from: season.from,
         to: season.to,
         title: format!("Season {}: {}", season.number, args.users.join(", ")),
+        pseudonyms: Some(pseudonyms),
+        highlights: Vec::new(),
     };
     emit(
         args.output.as_deref(),
@@ -180,7 +286,7 @@ pub async fn run_compare(db: &str, args: CompareArgs) -> Result<()> {
     );
     for (label, s) in [(&la, &sims[0]), (&lb, &sims[1])] {
         let above = s.iter().filter(|&&x| x >= params.threshold).count();
-        eprintln!(
+        crate::ui::note(format!(
             "{label}: {above} of {} directed pairs at or above {} ({:.1}%)",
             s.len(),
             params.threshold,
@@ -189,7 +295,7 @@ pub async fn run_compare(db: &str, args: CompareArgs) -> Result<()> {
             } else {
                 100.0 * above as f64 / s.len() as f64
             }
-        );
+        ));
     }
     emit(args.output.as_deref(), &doc)
 }

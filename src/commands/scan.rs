@@ -5,8 +5,9 @@ use crate::pipeline;
 use crate::report::{self, ScanInfo};
 use anyhow::{bail, Result};
 use ingest::time::format_utc;
-use schema::{Cell, Contribution, IpId, Names, PairScore, ScanResult, Season, Segment, Segments};
-use std::collections::BTreeMap;
+use schema::{
+    Cell, Contribution, IpId, IpPseudonyms, Names, PairScore, ScanResult, Season, Segment, Segments,
+};
 use std::io::Write;
 use viz::escape::terminal;
 
@@ -26,7 +27,12 @@ pub async fn run_scan(db: &str, args: ScanArgs) -> Result<()> {
 
 pub async fn run_report(db: &str, args: ReportArgs) -> Result<()> {
     let params = args.scan.params()?;
-    if !args.input.is_empty() {
+    let show = Show {
+        format: args.format,
+        all: args.all,
+        show_ips: args.show_ips,
+    };
+    let flagged = if !args.input.is_empty() {
         let number = args.season.unwrap_or(0);
         let games = match (&args.games, args.season) {
             (Some(g), _) => g.clone(),
@@ -40,54 +46,125 @@ pub async fn run_report(db: &str, args: ReportArgs) -> Result<()> {
             args.reference_order,
             &args.limits.limits()?,
         )?;
+        let bar = crate::ui::spinner("scoring");
         let result = scoring::scan(&segments, &season, &params)?;
+        bar.finish_and_clear();
+        ensure_participants(&season, &result, !segments.users.is_empty())?;
         let info = ScanInfo {
             scan_id: None,
             created_at: None,
         };
-        return print_report(args.format, &season, &info, &result, args.all);
-    }
-    let number = args.season.expect("clap requires --season without --input");
-    let store = pipeline::open_store(db).await?;
-    let season = pipeline::resolve_season(&store, number).await?;
-    let scan = pipeline::current_scan(&store, &season, &params).await?;
-    let info = ScanInfo {
-        scan_id: Some(scan.id),
-        created_at: Some(scan.created_at),
+        let pseudonyms = pipeline::ip_pseudonyms_in_memory(&season, &segments);
+        print_report(
+            show,
+            &season,
+            &info,
+            &result,
+            Some((&segments, &pseudonyms)),
+        )?;
+        result.flagged().count()
+    } else {
+        let number = args.season.expect("clap requires --season without --input");
+        let store = pipeline::open_store(db).await?;
+        let season = pipeline::resolve_season(&store, number).await?;
+        let scan = pipeline::current_scan(&store, &season, &params).await?;
+        if scan.result.participants == 0 {
+            ensure_participants(&season, &scan.result, store.move_count().await? > 0)?;
+        }
+        // The pictures and the evidence need the segments; text, JSON and
+        // CSV do not.
+        let pictures = if args.format == Format::Html || args.out.is_some() {
+            let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
+            let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
+            Some((segments, pseudonyms))
+        } else {
+            None
+        };
+        store.close().await;
+        let info = ScanInfo {
+            scan_id: Some(scan.id),
+            created_at: Some(scan.created_at),
+        };
+        let parts = pictures.as_ref().map(|(s, p)| (s, p));
+        print_report(show, &season, &info, &scan.result, parts)?;
+        if let (Some(dir), Some((segments, pseudonyms))) = (&args.out, &pictures) {
+            let bar = crate::ui::spinner(format!("drawing the report into {}", dir.display()));
+            let index = super::pictures::write_report_dir(
+                dir,
+                &season,
+                &scan,
+                segments,
+                pseudonyms,
+                args.show_ips,
+            )?;
+            bar.finish_and_clear();
+            crate::ui::note(format!("report written to {}", index.display()));
+        }
+        scan.result.flagged().count()
     };
-    print_report(args.format, &season, &info, &scan.result, args.all)?;
-    if let Some(dir) = &args.out {
-        let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
-        let index =
-            super::pictures::write_report_dir(dir, &season, &scan, &segments, args.show_ips)?;
-        eprintln!("report written to {}", index.display());
+    if args.exit_code && flagged > 0 {
+        return Err(crate::FlagsFound(flagged).into());
     }
-    store.close().await;
     Ok(())
 }
 
-fn print_report(
+/// A report of a season nobody took part in would read as "no cheaters":
+/// it fails instead, saying why.
+fn ensure_participants(season: &Season, result: &ScanResult, has_moves: bool) -> Result<()> {
+    if result.participants > 0 {
+        return Ok(());
+    }
+    let what = if !has_moves {
+        "the store holds no moves (ingest a log first: detect ingest FILE)".to_owned()
+    } else {
+        format!(
+            "no stored move is in one of its games ({}); check the pattern with \
+             `detect season list` and redefine it with `detect season add {} --games REGEX`",
+            super::season::describe(season),
+            season.number
+        )
+    };
+    bail!("season {} has no participants: {what}", season.number)
+}
+
+/// How a report is printed.
+#[derive(Debug, Clone, Copy)]
+struct Show {
     format: Format,
+    all: bool,
+    show_ips: bool,
+}
+
+fn print_report(
+    show: Show,
     season: &Season,
     info: &ScanInfo,
     result: &ScanResult,
-    all: bool,
+    pictures: Option<(&Segments, &IpPseudonyms)>,
 ) -> Result<()> {
+    let all = show.all;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    match format {
+    match show.format {
         Format::Text => report::write_text(&mut out, season, info, result, all)?,
         Format::Json => {
             report::write_json(&mut out, season, info, result, all)?;
             writeln!(out)?;
         }
         Format::Csv => report::write_csv(&mut out, result, all)?,
+        Format::ReferenceCsv => report::write_reference_csv(&mut out, result, all)?,
         Format::Html => {
+            let (segments, pseudonyms) = pictures.expect("an HTML report loads its segments");
+            let parts =
+                super::pictures::page_parts(season, result, segments, pseudonyms, show.show_ips)?;
             let page = viz::ReportPage {
                 title: format!("detect: season {}", season.number),
                 season: season.number,
                 result,
                 clique_svgs: Vec::new(),
+                clique_pictures: parts.pictures,
                 distribution_svg: None,
+                distribution_inline: Some(parts.distribution.to_string()),
+                evidence: parts.evidence,
                 generated_note: report::describe_scan(season, info),
             };
             out.write_all(viz::report_html(&page).as_bytes())?;
@@ -103,6 +180,7 @@ pub async fn run_explain(db: &str, args: ExplainArgs) -> Result<()> {
     let season = pipeline::resolve_season(&store, args.season).await?;
     let scan = pipeline::current_scan(&store, &season, &params).await?;
     let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
+    let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
     store.close().await;
     let text = explain(
         &segments,
@@ -112,12 +190,17 @@ pub async fn run_explain(db: &str, args: ExplainArgs) -> Result<()> {
         &args.user_b,
         args.top,
         args.show_ips,
+        &pseudonyms,
     )?;
-    print!("{text}");
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
     Ok(())
 }
 
-/// The evidence behind a pair, both directions, in a moderator's words.
+/// The evidence behind a pair, both directions, in a moderator's words. IPs
+/// are named by the season's `pseudonyms` unless `show_ips`.
+#[allow(clippy::too_many_arguments)]
 pub fn explain(
     segments: &Segments,
     season: &Season,
@@ -126,6 +209,7 @@ pub fn explain(
     b: &str,
     top: usize,
     show_ips: bool,
+    pseudonyms: &IpPseudonyms,
 ) -> Result<String> {
     for u in [a, b] {
         if segments.users.get(u).is_none() {
@@ -145,7 +229,7 @@ pub fn explain(
             season.number
         );
     }
-    let mut labels = IpLabels::new(show_ips);
+    let mut labels = IpLabels::new(show_ips, pseudonyms);
     let mut out = String::new();
     use std::fmt::Write as _;
     let t = result.params.threshold;
@@ -162,7 +246,7 @@ pub fn explain(
     for (x, y, score, sx, sy) in [(a, b, ab, sa, sb), (b, a, ba, sb, sa)] {
         let Some(p) = score else { continue };
         writeln!(out)?;
-        direction(&mut out, x, y, p, t)?;
+        direction(&mut out, x, y, p, t, segments.bucket_seconds)?;
         let mut contribs = scoring::similarity::contributions(sx, sy, segments.bucket_seconds);
         contribs.sort_by(|c, d| d.score.cmp(&c.score).then(c.bucket.cmp(&d.bucket)));
         contribs.retain(|c| c.score > 0);
@@ -178,11 +262,12 @@ pub fn explain(
             writeln!(out, "    {}", bucket_line(c, sx, sy, segments, &mut labels))?;
         }
     }
-    if !show_ips && !labels.order.is_empty() {
+    if !show_ips && labels.used {
         writeln!(out)?;
         writeln!(
             out,
-            "IP addresses are shown as pseudonyms (IP-1 is the first IP met above); --show-ips shows them."
+            "IP addresses are shown as the season's pseudonyms (the same in the timelines and \
+             reports); --show-ips shows them."
         )?;
     }
     Ok(out)
@@ -217,6 +302,7 @@ fn direction(
     y: &str,
     p: &PairScore,
     threshold: f64,
+    bucket_seconds: i64,
 ) -> std::fmt::Result {
     use std::fmt::Write as _;
     let flag = if p.similarity >= threshold {
@@ -244,7 +330,8 @@ fn direction(
     if let (b, Some(at)) = (p.evidence.max_boost, p.evidence.max_boost_bucket) {
         writeln!(
             out,
-            "  Longest joint wait before a same-IP move: {b} buckets, ending {} UTC (+{b} on that move)",
+            "  Longest joint wait before a same-IP move: {} ({b} buckets), ending {} UTC (+{b} on that move)",
+            viz::guide::buckets_as_time(b.into(), bucket_seconds),
             &format_utc(at)[..16]
         )?;
     }
@@ -284,7 +371,11 @@ fn bucket_line(
             .collect();
         line.push_str(&format!(" ({})", shared.join(", ")));
         if c.run > 0 {
-            line.push_str(&format!(", after {} buckets of joint waiting", c.run));
+            line.push_str(&format!(
+                ", after {} ({} buckets) of joint waiting",
+                viz::guide::buckets_as_time(c.run.into(), segments.bucket_seconds),
+                c.run
+            ));
         }
     }
     line
@@ -302,17 +393,21 @@ fn window_ips(segs: &[Segment], t: i64, bs: i64) -> Vec<IpId> {
     ips
 }
 
-/// Pseudonyms for IPs, `IP-1`, `IP-2`, ... in order of first mention.
-struct IpLabels {
+/// IP names in an explanation: the season's pseudonyms, or raw addresses
+/// with `--show-ips`.
+struct IpLabels<'p> {
     show_ips: bool,
-    order: BTreeMap<IpId, usize>,
+    pseudonyms: &'p IpPseudonyms,
+    /// Whether a pseudonym was printed.
+    used: bool,
 }
 
-impl IpLabels {
-    fn new(show_ips: bool) -> Self {
+impl<'p> IpLabels<'p> {
+    fn new(show_ips: bool, pseudonyms: &'p IpPseudonyms) -> Self {
         IpLabels {
             show_ips,
-            order: BTreeMap::new(),
+            pseudonyms,
+            used: false,
         }
     }
 
@@ -320,7 +415,7 @@ impl IpLabels {
         if self.show_ips {
             return terminal(names.name(ip)).into_owned();
         }
-        let next = self.order.len() + 1;
-        format!("IP-{}", self.order.entry(ip).or_insert(next))
+        self.used = true;
+        self.pseudonyms.label(ip)
     }
 }

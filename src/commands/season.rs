@@ -27,6 +27,28 @@ pub async fn run(db: &str, cmd: SeasonCommand) -> Result<()> {
             let season = Season::new(a.number, from, to, a.games)?;
             store.put_season(&season).await?;
             println!("season {}: {}", season.number, describe(&season));
+            let (games, accounts) = matches(&store, &season).await?;
+            println!(
+                "  matches {games} stored game{} and {accounts} account{}",
+                plural(games),
+                plural(accounts)
+            );
+            if accounts == 0 {
+                let names = store.game_names().await?;
+                let sample: Vec<&str> = names.iter().take(3).map(String::as_str).collect();
+                crate::ui::warn(format!(
+                    "season {} matches no stored move, so its report would be empty; {}",
+                    season.number,
+                    if sample.is_empty() {
+                        "the store holds no games yet (detect ingest FILE)".to_owned()
+                    } else {
+                        format!(
+                            "check the pattern and the days against the stored games (e.g. {})",
+                            sample.join(", ")
+                        )
+                    }
+                ));
+            }
         }
         SeasonCommand::List => {
             let defined = store.seasons().await?;
@@ -48,6 +70,32 @@ pub async fn run(db: &str, cmd: SeasonCommand) -> Result<()> {
     }
     store.close().await;
     Ok(())
+}
+
+/// How many stored games and accounts (participants) a season matches,
+/// within its days.
+async fn matches(store: &schema::store::Store, season: &Season) -> Result<(usize, usize)> {
+    let segments = pipeline::segments(store, pipeline::bucket_seconds(30), None).await?;
+    let accounts = scoring::participants(&segments, season)?.len();
+    let re = season.games_regex()?;
+    let mut games: Vec<u32> = segments
+        .game_days
+        .iter()
+        .filter(|gd| re.is_match(segments.games.name(gd.game)))
+        .filter(|gd| scoring::days_in_season(gd.first_day, gd.last_day, season))
+        .map(|gd| gd.game)
+        .collect();
+    games.sort_unstable();
+    games.dedup();
+    Ok((games.len(), accounts))
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
 }
 
 /// `games ^4pLeague_S7_, 2015-05-01 to 2015-06-30` in words.

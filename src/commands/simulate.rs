@@ -103,7 +103,15 @@ pub async fn run_demo(args: DemoArgs) -> Result<()> {
     let scan = pipeline::scan(&store, &season, &params).await?;
     let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
     let report_dir = dir.join("report");
-    let index = super::pictures::write_report_dir(&report_dir, &season, &scan, &segments, false)?;
+    let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
+    let index = super::pictures::write_report_dir(
+        &report_dir,
+        &season,
+        &scan,
+        &segments,
+        &pseudonyms,
+        false,
+    )?;
     store.close().await;
     println!();
     let info = crate::report::ScanInfo {

@@ -5,7 +5,7 @@
 use crate::report::{self, write_atomically, ScanInfo};
 use anyhow::Result;
 use schema::store::StoredScan;
-use schema::{Season, Segments};
+use schema::{IpPseudonyms, Season, Segments};
 use std::path::{Path, PathBuf};
 
 /// Writes the report of one season's scan into `dir`: `season-N.json`
@@ -20,6 +20,7 @@ pub fn write_season_report(
     season: &Season,
     scan: &StoredScan,
     segments: &Segments,
+    pseudonyms: &IpPseudonyms,
 ) -> Result<Vec<PathBuf>> {
     let info = ScanInfo {
         scan_id: Some(scan.id),
@@ -41,6 +42,7 @@ pub fn write_season_report(
         season,
         scan,
         segments,
+        pseudonyms,
         false,
     )?;
     Ok(vec![json, text, html])

@@ -230,7 +230,8 @@ async fn scan_season(
         *segments = Some(pipeline::segments(store, params.bucket_seconds, None).await?);
     }
     let segs = segments.as_ref().expect("just set");
-    let files = write_season_report(&ctx.config.report_dir, &season, &scan, segs)?;
+    let pseudonyms = pipeline::ip_pseudonyms(store, &season, segs).await?;
+    let files = write_season_report(&ctx.config.report_dir, &season, &scan, segs, &pseudonyms)?;
     let s = crate::report::summary(&scan.result);
     tracing::info!(
         "season {number}: {} participants, {} candidate pairs, {} flagged pairs, {} cliques; scan #{} ({}); report {}",

@@ -265,18 +265,27 @@ pub fn golden_folders() -> Vec<PathBuf> {
     dirs
 }
 
-/// Directed pairs and similarities of a CSV whose first three columns are
-/// `similarity,user_a,user_b`.
+/// Directed pairs and similarities of a CSV with the columns `similarity`,
+/// `user_a` and `user_b` anywhere (`--format csv`, `--format reference-csv`
+/// and the reference's own files).
 pub fn pairs_of_csv(text: &str) -> Vec<(String, String, f64)> {
     let mut r = csv::Reader::from_reader(text.as_bytes());
+    let header = r.headers().expect("CSV header").clone();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+    };
+    let (s, a, b) = (col("similarity"), col("user_a"), col("user_b"));
     let mut out: Vec<(String, String, f64)> = r
         .records()
         .map(|rec| {
             let rec = rec.expect("CSV record");
             (
-                rec[1].to_owned(),
-                rec[2].to_owned(),
-                rec[0].parse::<f64>().expect("similarity"),
+                rec[a].to_owned(),
+                rec[b].to_owned(),
+                rec[s].parse::<f64>().expect("similarity"),
             )
         })
         .collect();

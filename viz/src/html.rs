@@ -1,15 +1,35 @@
 //! The HTML report of a scan: one self-contained page, readable without
-//! JavaScript, with inline CSS. It shows account names (pseudonymous by
-//! nature) and never IP addresses: [`schema::ScanResult`] carries none.
+//! JavaScript, with inline CSS and inline SVG (so the pictures' tooltips
+//! work). It shows account names (pseudonymous by nature) and never raw IP
+//! addresses unless the caller drew its pictures with them.
+//!
+//! Layout, top to bottom: the title, a table of contents, "how to read
+//! this" ([`crate::guide`]), the summary, the flagged pairs (each linking to
+//! its evidence), the score distribution, the cliques (a table of their
+//! pairs with the flagged directions marked, an overview of days played and
+//! the detailed per-IP timeline folded in a `<details>`), and the evidence of
+//! every flagged pair (`id="pair-N"`, the text of `detect explain`). The page
+//! fits an 800-px window (tables wrap, pictures scroll in their own box) and
+//! prints.
 //!
 //! The page is well-formed XML too (self-closed void elements, no named
 //! entities beyond XML's), so tools can parse it as XHTML.
 
 use crate::escape::html as esc;
 use crate::fmt::{decimal, percent};
-use schema::{Cell, Evidence, PairScore, ScanResult};
-use std::collections::BTreeSet;
+use crate::guide::{self, pair_anchor, PAIR_COLUMNS};
+use schema::{PairScore, ScanResult};
+use scoring::BothWays;
+use std::collections::BTreeMap;
 use std::fmt::Write;
+
+/// The pictures of one clique, as inline SVG markup made by this crate
+/// ([`crate::overview()`], [`crate::timeline()`]).
+#[derive(Debug, Clone, Default)]
+pub struct CliquePictures {
+    pub overview: String,
+    pub timeline: String,
+}
 
 /// What the report page shows.
 #[derive(Debug, Clone)]
@@ -18,11 +38,19 @@ pub struct ReportPage<'a> {
     pub season: u32,
     pub result: &'a ScanResult,
     /// File names (relative links) of the clique timelines, e.g.
-    /// `clique-1.svg`, index-aligned with `result.cliques`. Cliques past
-    /// its end are shown without a picture.
+    /// `clique-1.svg`, index-aligned with `result.cliques`, offered as "open
+    /// alone"; may be empty.
     pub clique_svgs: Vec<String>,
-    /// File name of the distribution chart, if drawn.
+    /// The clique pictures shown in the page, index-aligned with
+    /// `result.cliques`. Cliques past its end are shown without a picture.
+    pub clique_pictures: Vec<CliquePictures>,
+    /// File name of the distribution chart, if written.
     pub distribution_svg: Option<String>,
+    /// The distribution chart as inline SVG markup, if drawn.
+    pub distribution_inline: Option<String>,
+    /// The evidence of pairs (the text of `detect explain`), by unordered
+    /// pair `(a, b)` with `a < b`.
+    pub evidence: BTreeMap<(String, String), String>,
     /// A line about how the report was made (e.g. scan parameters), shown
     /// at the foot of the page; supplied by the caller so the page stays
     /// deterministic.
@@ -30,38 +58,119 @@ pub struct ReportPage<'a> {
 }
 
 const CSS: &str = "\
-body { font-family: sans-serif; margin: 2em auto; max-width: 78em; padding: 0 1em; color: #222; }
+*, *::before, *::after { box-sizing: border-box; }
+body { font-family: sans-serif; margin: 1.5em auto; max-width: 78em; padding: 0 1em; color: #222; line-height: 1.4; }
 h1 { margin-bottom: 0.2em; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: left; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+h2 { margin-top: 1.6em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: 0.5em 0 1.2em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.5em; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 thead th { background: #f0f0f0; }
+th small { display: block; font-weight: normal; color: #555; }
+table.pairs { width: 100%; }
 .flag { font-weight: bold; color: #a11; }
 .note { color: #555; }
+nav.toc { background: #f7f7f7; border: 1px solid #ddd; padding: 0.5em 1em; }
+nav.toc ol { margin: 0.2em 0; padding-left: 1.4em; }
+.guide p { margin: 0.4em 0; }
+.guide { border-left: 4px solid #e69f00; padding-left: 0.8em; }
 .clique { border-top: 1px solid #ddd; padding-top: 0.5em; }
-img { max-width: 100%; border: 1px solid #ddd; }
+.figure { overflow-x: auto; max-width: 100%; border: 1px solid #ddd; margin: 0.5em 0; }
+.figure svg { display: block; }
+.figure svg.chart, .figure svg.overview { max-width: 100%; height: auto; }
+details > summary { cursor: pointer; font-weight: bold; margin: 0.5em 0; }
+pre.evidence { white-space: pre-wrap; overflow-wrap: anywhere; background: #f7f7f7; padding: 0.6em; border: 1px solid #ddd; }
 footer { margin-top: 2em; color: #555; font-size: 0.9em; }
+@media (max-width: 900px) {
+  body { padding: 0 0.4em; font-size: 14px; }
+  th, td { padding: 0.2em 0.3em; }
+}
+@media print {
+  nav.toc, a.back { display: none; }
+  .figure { overflow: visible; border: none; }
+  tr, pre.evidence { page-break-inside: avoid; }
+}
 ";
 
 /// The report page as a complete HTML5 document.
 pub fn report_html(page: &ReportPage) -> String {
     let r = page.result;
-    let threshold = r.params.threshold;
     let rows = scoring::both_ways(r, false);
-    let flagged = r.flagged().count();
     let title = esc(&page.title);
     let mut h = String::new();
     // `write!` to a String cannot fail.
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\" />\n\
          <title>{title} (season {season})</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n\
          <h1>{title}</h1>\n<p class=\"note\">Season {season}</p>\n",
         season = page.season
     );
+    contents(&mut h, page, rows.len());
+    how_to_read(&mut h, r);
+    summary(&mut h, r);
+    pairs(&mut h, r, &rows);
+    distribution(&mut h, page);
+    cliques(&mut h, page, &rows);
+    evidence(&mut h, page, &rows);
+    let _ = write!(
+        h,
+        "<footer>\n<p>{}</p>\n</footer>\n</body>\n</html>\n",
+        esc(&page.generated_note)
+    );
+    h
+}
 
+fn contents(h: &mut String, page: &ReportPage, flagged: usize) {
+    h.push_str(
+        "<nav class=\"toc\" id=\"contents\">\n<strong>Contents</strong>\n<ol>\n\
+         <li><a href=\"#how-to-read\">How to read this report</a></li>\n\
+         <li><a href=\"#summary\">Summary</a></li>\n",
+    );
+    let _ = writeln!(
+        h,
+        "<li><a href=\"#pairs\">Flagged pairs ({flagged})</a></li>"
+    );
+    if page.distribution_inline.is_some() || page.distribution_svg.is_some() {
+        h.push_str("<li><a href=\"#distribution\">Score distribution</a></li>\n");
+    }
+    let _ = write!(
+        h,
+        "<li><a href=\"#cliques\">Cliques ({})</a>",
+        page.result.cliques.len()
+    );
+    if !page.result.cliques.is_empty() {
+        h.push_str("\n<ol>\n");
+        for (i, c) in page.result.cliques.iter().enumerate() {
+            let _ = writeln!(
+                h,
+                "<li><a href=\"#clique-{n}\">Clique {n}: {}</a></li>",
+                esc(&c.members.join(", ")),
+                n = i + 1
+            );
+        }
+        h.push_str("</ol>\n");
+    }
+    h.push_str("</li>\n");
+    if flagged > 0 {
+        h.push_str("<li><a href=\"#evidence\">Evidence of each flagged pair</a></li>\n");
+    }
+    h.push_str("</ol>\n</nav>\n");
+}
+
+fn how_to_read(h: &mut String, r: &ScanResult) {
+    h.push_str("<section id=\"how-to-read\" class=\"guide\">\n<h2>How to read this report</h2>\n");
+    for p in guide::how_to_read(&r.params) {
+        let _ = writeln!(h, "<p>{}</p>", esc(&p));
+    }
+    h.push_str("</section>\n");
+}
+
+fn summary(h: &mut String, r: &ScanResult) {
+    let flagged = r.flagged().count();
     h.push_str("<section id=\"summary\">\n<h2>Summary</h2>\n<table class=\"summary\">\n");
-    let summary = [
+    let rows = [
         ("Participants", r.participants.to_string()),
         ("Candidate pairs", r.candidate_pairs.to_string()),
         (
@@ -73,7 +182,7 @@ pub fn report_html(page: &ReportPage) -> String {
             ),
         ),
         ("Cliques", r.cliques.len().to_string()),
-        ("Threshold", decimal(threshold)),
+        ("Threshold", decimal(r.params.threshold)),
         (
             "Bucket size",
             format!(
@@ -84,65 +193,83 @@ pub fn report_html(page: &ReportPage) -> String {
         ),
         ("Mode", r.params.mode.as_str().to_owned()),
     ];
-    for (k, v) in summary {
+    for (k, v) in rows {
         let _ = writeln!(h, "<tr><th>{k}</th><td>{}</td></tr>", esc(&v));
     }
     h.push_str("</table>\n</section>\n");
+}
 
+fn pairs(h: &mut String, r: &ScanResult, rows: &[BothWays]) {
     h.push_str("<section id=\"pairs\">\n<h2>Flagged pairs</h2>\n");
     if rows.is_empty() {
-        h.push_str("<p>No pair reached the threshold.</p>\n");
-    } else {
+        h.push_str("<p>No pair reached the threshold.</p>\n</section>\n");
+        return;
+    }
+    let _ = writeln!(
+        h,
+        "<p class=\"note\">Pairs of accounts with a similarity of at least {} in either \
+         direction, strongest first; flagged directions in bold red with &#9873;. Times are \
+         those of the stronger direction. Each pair links to its evidence.</p>",
+        decimal(r.params.threshold)
+    );
+    h.push_str("<table class=\"pairs\">\n<thead><tr>");
+    for (head, meaning) in PAIR_COLUMNS {
+        let _ = write!(h, "<th title=\"{}\">{}</th>", esc(meaning), esc(head));
+    }
+    h.push_str("<th>Evidence</th></tr></thead>\n<tbody>\n");
+    for (i, row) in rows.iter().enumerate() {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{}</td>{}{}",
+            esc(row.a),
+            esc(row.b),
+            sim_cell(row.ab, r.params.threshold),
+            sim_cell(row.ba, r.params.threshold)
+        );
+        let cells = guide::stronger(row)
+            .map(|p| guide::evidence_cells(p, r.params.bucket_seconds))
+            .unwrap_or_default();
+        for c in cells {
+            let _ = write!(h, "<td class=\"num\">{}</td>", esc(&c));
+        }
         let _ = writeln!(
             h,
-            "<p class=\"note\">Each pair of accounts A, B with a similarity of at least {} in \
-             either direction (flagged directions in bold). Similarity is asymmetric; evidence \
-             cells count buckets as A&#8594;B / B&#8594;A.</p>",
-            decimal(threshold)
+            "<td><a class=\"evidence-link\" href=\"#{}\">evidence</a></td></tr>",
+            pair_anchor(i)
         );
-        h.push_str(
-            "<table class=\"pairs\">\n<thead><tr><th>A</th><th>B</th><th>sim(A,B)</th>\
-             <th>sim(B,A)</th>",
+    }
+    h.push_str("</tbody>\n</table>\n</section>\n");
+}
+
+fn distribution(h: &mut String, page: &ReportPage) {
+    if page.distribution_inline.is_none() && page.distribution_svg.is_none() {
+        return;
+    }
+    h.push_str("<section id=\"distribution\">\n<h2>Score distribution</h2>\n");
+    if let Some(svg) = &page.distribution_inline {
+        let _ = writeln!(h, "<div class=\"figure\">{svg}</div>");
+    }
+    if let Some(file) = &page.distribution_svg {
+        let _ = writeln!(
+            h,
+            "<p class=\"note\"><a href=\"{}\">Open the chart alone</a></p>",
+            esc(file)
         );
-        for cell in Cell::ALL {
-            let _ = write!(
-                h,
-                "<th title=\"{}\">{}</th>",
-                esc(cell.describe()),
-                cell.as_str()
-            );
-        }
-        h.push_str(
-            "<th title=\"the largest stall-length boost paid on a same-IP move\">max boost</th>\
-             </tr></thead>\n<tbody>\n",
-        );
-        for row in &rows {
-            let _ = write!(
-                h,
-                "<tr><td>{}</td><td>{}</td>{}{}",
-                esc(row.a),
-                esc(row.b),
-                sim_cell(row.ab, threshold),
-                sim_cell(row.ba, threshold)
-            );
-            let ab = row.ab.map(|p| counts(&p.evidence));
-            let ba = row.ba.map(|p| counts(&p.evidence));
-            for i in 0..Cell::ALL.len() + 1 {
-                let side = |c: Option<[u64; 6]>| {
-                    c.map_or_else(|| "&#8211;".to_owned(), |c| c[i].to_string())
-                };
-                let _ = write!(h, "<td class=\"num\">{} / {}</td>", side(ab), side(ba));
-            }
-            h.push_str("</tr>\n");
-        }
-        h.push_str("</tbody>\n</table>\n");
     }
     h.push_str("</section>\n");
+}
 
+fn cliques(h: &mut String, page: &ReportPage, rows: &[BothWays]) {
+    let r = page.result;
     h.push_str("<section id=\"cliques\">\n<h2>Cliques</h2>\n");
     if r.cliques.is_empty() {
         h.push_str("<p>No clique.</p>\n");
     }
+    let index: BTreeMap<(&str, &str), usize> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, row)| ((row.a, row.b), i))
+        .collect();
     for (i, clique) in r.cliques.iter().enumerate() {
         let n = i + 1;
         let _ = writeln!(
@@ -152,78 +279,93 @@ pub fn report_html(page: &ReportPage) -> String {
         );
         let members: Vec<String> = clique.members.iter().map(|m| esc(m)).collect();
         let _ = writeln!(h, "<p>Members: {}</p>", members.join(", "));
-        let inside: BTreeSet<&str> = clique.members.iter().map(String::as_str).collect();
-        let pairs: Vec<String> = rows
-            .iter()
-            .filter(|row| inside.contains(row.a) && inside.contains(row.b))
-            .map(|row| {
-                format!(
-                    "{} &#8596; {} ({} / {})",
-                    esc(row.a),
-                    esc(row.b),
-                    score(row.ab),
-                    score(row.ba)
-                )
-            })
-            .collect();
-        if !pairs.is_empty() {
-            let _ = writeln!(h, "<p>Flagged pairs: {}</p>", pairs.join("; "));
+        h.push_str(
+            "<table class=\"clique-pairs\">\n<thead><tr><th>Account A</th><th>Account B</th>\
+             <th>A&#8594;B</th><th>B&#8594;A</th><th>Evidence</th></tr></thead>\n<tbody>\n",
+        );
+        let inside = |u: &str| clique.members.iter().any(|m| m == u);
+        for row in rows.iter().filter(|row| inside(row.a) && inside(row.b)) {
+            let _ = writeln!(
+                h,
+                "<tr><td>{}</td><td>{}</td>{}{}<td><a href=\"#{}\">evidence</a></td></tr>",
+                esc(row.a),
+                esc(row.b),
+                sim_cell(row.ab, r.params.threshold),
+                sim_cell(row.ba, r.params.threshold),
+                pair_anchor(index[&(row.a, row.b)])
+            );
         }
-        match page.clique_svgs.get(i) {
-            Some(file) => {
-                let file = esc(file);
+        h.push_str("</tbody>\n</table>\n");
+        match page.clique_pictures.get(i) {
+            Some(p) => {
                 let _ = writeln!(
                     h,
-                    "<p><a href=\"{file}\"><img src=\"{file}\" alt=\"Timeline of clique {n}\" \
-                     /></a></p>"
+                    "<div class=\"figure overview-figure\">{}</div>\n<details class=\"timeline\">\
+                     <summary>Detailed timeline: where (IP) and when each account played</summary>\
+                     \n<div class=\"figure\">{}</div>\n</details>",
+                    p.overview, p.timeline
                 );
             }
             None => h.push_str("<p class=\"note\">No timeline drawn.</p>\n"),
         }
+        if let Some(file) = page.clique_svgs.get(i) {
+            let _ = writeln!(
+                h,
+                "<p class=\"note\"><a href=\"{}\">Open the timeline alone</a></p>",
+                esc(file)
+            );
+        }
         h.push_str("</div>\n");
     }
     h.push_str("</section>\n");
+}
 
-    if let Some(file) = &page.distribution_svg {
-        let file = esc(file);
+fn evidence(h: &mut String, page: &ReportPage, rows: &[BothWays]) {
+    if rows.is_empty() {
+        return;
+    }
+    h.push_str(
+        "<section id=\"evidence\">\n<h2>Evidence of each flagged pair</h2>\n\
+         <p class=\"note\">The buckets behind each score, as <code>detect explain</code> \
+         prints them.</p>\n",
+    );
+    for (i, row) in rows.iter().enumerate() {
         let _ = writeln!(
             h,
-            "<section id=\"distribution\">\n<h2>Score distribution</h2>\n\
-             <p><a href=\"{file}\"><img src=\"{file}\" alt=\"Similarity of all directed pairs \
-             against rank\" /></a></p>\n</section>"
+            "<article class=\"pair-evidence\" id=\"{}\">\n<h3>{} &#8596; {}</h3>",
+            pair_anchor(i),
+            esc(row.a),
+            esc(row.b)
         );
+        match page.evidence.get(&(row.a.to_owned(), row.b.to_owned())) {
+            Some(text) => {
+                let _ = writeln!(h, "<pre class=\"evidence\">{}</pre>", esc(text));
+            }
+            None => {
+                let _ = writeln!(
+                    h,
+                    "<p class=\"note\">Run <code>detect explain --season {} {} {}</code> for \
+                     the buckets behind this score.</p>",
+                    page.season,
+                    esc(row.a),
+                    esc(row.b)
+                );
+            }
+        }
+        h.push_str("<p><a class=\"back\" href=\"#pairs\">Back to the pairs</a></p>\n</article>\n");
     }
-    let _ = write!(
-        h,
-        "<footer>\n<p>{}</p>\n</footer>\n</body>\n</html>\n",
-        esc(&page.generated_note)
-    );
-    h
-}
-
-/// The count of each evidence cell, in [`Cell::ALL`] order, then the max
-/// boost.
-fn counts(e: &Evidence) -> [u64; 6] {
-    let [a, b, c, d, f] = Cell::ALL.map(|cell| e.tally(cell).count);
-    [a, b, c, d, f, e.max_boost.into()]
-}
-
-/// A similarity cut (not rounded) to four decimals, so a shown value is at
-/// or above a threshold of up to four decimals exactly when the score is.
-fn score(p: Option<&PairScore>) -> String {
-    p.map_or_else(
-        || "&#8211;".to_owned(),
-        |p| format!("{:.4}", (p.similarity * 1e4 + 1e-7).floor() / 1e4),
-    )
+    h.push_str("</section>\n");
 }
 
 fn sim_cell(p: Option<&PairScore>, threshold: f64) -> String {
-    let flagged = p.is_some_and(|p| p.similarity >= threshold);
-    format!(
-        "<td class=\"num{}\">{}</td>",
-        if flagged { " flag" } else { "" },
-        score(p)
-    )
+    match p {
+        None => "<td class=\"num\">&#8211;</td>".to_owned(),
+        Some(p) if p.similarity >= threshold => format!(
+            "<td class=\"num flag\" title=\"flagged\">{} &#9873;</td>",
+            guide::similarity(p.similarity)
+        ),
+        Some(p) => format!("<td class=\"num\">{}</td>", guide::similarity(p.similarity)),
+    }
 }
 
 fn minutes(seconds: i64) -> String {

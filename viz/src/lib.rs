@@ -24,23 +24,69 @@
 
 pub mod chart;
 pub mod escape;
+pub mod guide;
 pub mod html;
+pub mod marks;
+pub mod overview;
 pub mod timeline;
 
 mod fmt;
 
 pub use chart::{compare, distribution, Series};
-pub use html::{report_html, ReportPage};
-pub use timeline::{timeline, TimelineOptions};
+pub use html::{report_html, CliquePictures, ReportPage};
+pub use overview::overview;
+pub use timeline::{timeline, Highlight, TimelineOptions};
 
-/// The colours given to users, in order of their sorted names (Tableau 10).
-/// A picture with more users than colours reuses them from the start.
-pub const PALETTE: [&str; 10] = [
-    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-    "#9c755f", "#bab0ac",
+/// The colours given to users, in order of their sorted names: the
+/// Okabe–Ito palette, told apart with every common colour-vision deficiency
+/// (its yellow is left out: too pale on white). Users also get a shape
+/// ([`SHAPES`]), so two marks never differ by colour alone. A picture with
+/// more users than colours reuses them from the start.
+pub const PALETTE: [&str; 7] = [
+    "#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#000000",
 ];
+
+/// The shape of each user's move marks, index-aligned with [`PALETTE`] but of
+/// another length, so colour and shape repeat together only after 42 users.
+pub const SHAPES: [Shape; 6] = [
+    Shape::Square,
+    Shape::Circle,
+    Shape::Triangle,
+    Shape::Diamond,
+    Shape::Cross,
+    Shape::Bar,
+];
+
+/// A mark's shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Square,
+    Circle,
+    Triangle,
+    Diamond,
+    Cross,
+    Bar,
+}
+
+impl Shape {
+    pub fn name(self) -> &'static str {
+        match self {
+            Shape::Square => "square",
+            Shape::Circle => "circle",
+            Shape::Triangle => "triangle",
+            Shape::Diamond => "diamond",
+            Shape::Cross => "cross",
+            Shape::Bar => "bar",
+        }
+    }
+}
 
 /// The colour of the `i`-th user (0-based, in sorted order).
 pub fn colour(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
+}
+
+/// The shape of the `i`-th user's moves.
+pub fn shape(i: usize) -> Shape {
+    SHAPES[i % SHAPES.len()]
 }

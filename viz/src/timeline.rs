@@ -14,10 +14,17 @@
 //! - **trimming**: the time range ends [`TAIL_MARGIN_SECONDS`] after the last
 //!   record of the second-to-last account to stop, so the tail in which only
 //!   one account plays on is cut;
-//! - **shrinking**: user strips narrow (down to [`MIN_STRIP`] px) when the
-//!   columns would be wider than [`COLUMNS_BUDGET`] px.
+//! - **strips**: every user's strip is [`STRIP`] px wide, whatever the
+//!   number of IPs: a wide picture scrolls, a narrow strip cannot be read.
 //!
-//! Marks are tagged for tools and tests: squares have `class="move"`, stall
+//! Each user has a colour and a shape ([`crate::colour`], [`crate::shape`]).
+//! IPs are named by [`TimelineOptions::pseudonyms`] when given (the season's
+//! stored pseudonyms, the same as in `explain` and the reports), else `IP-1`,
+//! `IP-2`, ... in order of first use in the picture. The buckets that
+//! produced the score ([`TimelineOptions::highlights`]) are marked with a
+//! star at the time axis and a band across the columns.
+//!
+//! Marks are tagged for tools and tests: moves have `class="move"`, stall
 //! bars `class="stall"`, both with `data-user` (the username) and `data-ip`
 //! (the IP's pseudonym); each IP column is a `<g class="ip-column"
 //! data-ip="IP-1">` (`data-ip="other"` for the folded column); legend entries
@@ -26,7 +33,7 @@
 
 use crate::escape::xml_safe;
 use crate::fmt::{px, utc_date, utc_minute};
-use schema::{Epoch, IpId, Segments};
+use schema::{Epoch, IpId, IpPseudonyms, Segments};
 use std::collections::{BTreeSet, HashMap};
 use svg::node::element::{Group, Line, Rectangle, Text, Title};
 use svg::Document;
@@ -39,13 +46,11 @@ pub const TAIL_MARGIN_SECONDS: Epoch = 12 * 3600;
 /// Vertical scale: 4 px an hour, so a 30-minute bucket is 2 px and 60 days
 /// about 5800 px.
 pub const PX_PER_HOUR: f64 = 4.0;
-/// Width of one user's strip inside an IP column, when there is room. The
-/// picture starts at the UTC midnight before its first mark.
-pub const STRIP: f64 = 6.0;
-/// The narrowest strip.
-pub const MIN_STRIP: f64 = 2.0;
-/// The width the IP columns should not exceed together.
-pub const COLUMNS_BUDGET: f64 = 1400.0;
+/// Width of one user's strip inside an IP column. The picture starts at the
+/// UTC midnight before its first mark.
+pub const STRIP: f64 = 12.0;
+/// The narrowest strip: strips never shrink below a readable width.
+pub const MIN_STRIP: f64 = 12.0;
 
 const RULE_SECONDS: Epoch = 8 * 3600;
 const LEFT: f64 = 104.0;
@@ -68,6 +73,21 @@ pub struct TimelineOptions {
     pub to: Option<Epoch>,
     /// The heading of the picture.
     pub title: String,
+    /// The season's IP pseudonyms; `None` numbers IPs by first use in the
+    /// picture.
+    pub pseudonyms: Option<IpPseudonyms>,
+    /// Buckets to mark as the strongest evidence, with what they showed.
+    pub highlights: Vec<Highlight>,
+}
+
+/// A bucket that weighed in a score, marked on the timeline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Highlight {
+    /// Start of the bucket, UTC epoch seconds.
+    pub bucket: Epoch,
+    /// What it showed, for the tooltip (e.g. `+22: alice and bob moved from
+    /// IP-3 after 12 buckets of joint waiting`).
+    pub note: String,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -142,6 +162,12 @@ pub fn timeline(segments: &Segments, users: &[&str], opts: &TimelineOptions) -> 
         .iter()
         .any(|m| matches!(m.kind, Kind::Stall { ip: None }));
 
+    let pseudonym = |i: usize| -> String {
+        match &opts.pseudonyms {
+            Some(p) => p.label(uses[i].ip),
+            None => format!("IP-{}", i + 1),
+        }
+    };
     let label_of = |i: usize| -> String {
         if opts.show_ips {
             xml_safe(segments.ips.name(uses[i].ip)).into_owned()
@@ -195,15 +221,11 @@ pub fn timeline(segments: &Segments, users: &[&str], opts: &TimelineOptions) -> 
     // Geometry.
     let nusers = names.len().max(1) as f64;
     let ncols = columns.len().max(1) as f64;
-    // Columns at their natural width if the budget allows, else narrower,
-    // with a narrower gap and narrower strips (never below MIN_STRIP: past
-    // that the budget gives way, not the marks).
-    let col_w = ((STRIP * nusers).max(MIN_COLUMN) + COLUMN_GAP)
-        .min(COLUMNS_BUDGET / ncols)
-        .max(MIN_STRIP * nusers + 2.0);
-    let gap = COLUMN_GAP.min(col_w / 5.0);
-    let strip = (((col_w - gap) / nusers).min(STRIP) * 4.0).floor() / 4.0;
-    let strip = strip.max(MIN_STRIP);
+    // Strips keep their width: a picture with many IPs grows wider (the
+    // report scrolls it) rather than shrink its marks out of sight.
+    let strip = STRIP.max(MIN_STRIP);
+    let col_w = (strip * nusers).max(MIN_COLUMN) + COLUMN_GAP;
+    let gap = COLUMN_GAP;
     let bucket = segments.bucket_seconds.max(1);
     let (t0, t1) = match (marks.first(), marks.iter().map(|m| m.bucket).max()) {
         (Some(first), Some(last)) => (
@@ -213,7 +235,7 @@ pub fn timeline(segments: &Segments, users: &[&str], opts: &TimelineOptions) -> 
         _ => (0, 0),
     };
     let title_h = 30.0;
-    let legend_h = LINE * (names.len() + 3) as f64 + 12.0;
+    let legend_h = LINE * (names.len() + 4) as f64 + 12.0;
     let header_h = if opts.show_ips { 96.0 } else { 28.0 };
     let top = title_h + legend_h + header_h;
     let plot_h = (t1 - t0) as f64 / 3600.0 * PX_PER_HOUR;
@@ -272,9 +294,17 @@ pub fn timeline(segments: &Segments, users: &[&str], opts: &TimelineOptions) -> 
                         .set("height", 10)
                         .set("fill", crate::colour(i)),
                 )
+                .add(crate::marks::mark(
+                    crate::shape(i),
+                    LEFT + 14.0,
+                    ly,
+                    10.0,
+                    crate::colour(i),
+                    None,
+                ))
                 .add(
                     Text::new(format!("{}{note}", xml_safe(name)))
-                        .set("x", LEFT + 16.0)
+                        .set("x", LEFT + 30.0)
                         .set("y", px(ly + 9.0)),
                 ),
         );
@@ -282,17 +312,19 @@ pub fn timeline(segments: &Segments, users: &[&str], opts: &TimelineOptions) -> 
     // The key: what a square, a bar and a rule mean, each with a sample.
     let key_y = title_h + LINE * names.len() as f64 + 4.0;
     let samples = [
-        Rectangle::new().set("width", 5).set("height", 5),
+        Rectangle::new().set("width", 8).set("height", 8),
         Rectangle::new().set("width", 1.5).set("height", 8),
         Rectangle::new().set("width", 10).set("height", 1.2),
+        Rectangle::new().set("width", 10).set("height", 4),
     ];
     let lines = [
         format!(
-            "square: moved from this IP in a {} bucket",
+            "shape: moved from this IP in a {} bucket (each account its own colour and shape)",
             duration(bucket)
         ),
         "thin bar: stalled (a game waited), at the IP of the next move".to_owned(),
         "rules every 8 hours, heavier at midnight UTC".to_owned(),
+        "\u{2605} and band: a bucket that weighed most in the score".to_owned(),
     ];
     for (i, (sample, line)) in samples.into_iter().zip(lines).enumerate() {
         let ly = key_y + LINE * i as f64;
@@ -369,8 +401,11 @@ pub fn timeline(segments: &Segments, users: &[&str], opts: &TimelineOptions) -> 
     }
     doc = doc.add(rules);
 
-    let mut column_marks: Vec<Vec<Rectangle>> = vec![Vec::new(); columns.len()];
-    let side = (strip - 1.0).max(MIN_STRIP);
+    doc = doc.add(highlights(&opts.highlights, bucket, t0, t1, right, &y));
+
+    let mut column_marks: Vec<Vec<Box<dyn svg::Node>>> =
+        (0..columns.len()).map(|_| Vec::new()).collect();
+    let side = strip - 3.0;
     let bar = (strip / 4.0).clamp(1.0, 1.5);
     let bucket_h = (bucket as f64 / 3600.0 * PX_PER_HOUR).max(1.0);
     for m in &marks {
@@ -393,30 +428,40 @@ pub fn timeline(segments: &Segments, users: &[&str], opts: &TimelineOptions) -> 
             None => "no later move".to_owned(),
         };
         let strip_x = col_x(c) + m.user as f64 * strip;
-        let (x, w, h) = match m.kind {
-            Kind::Move { .. } => (strip_x + (strip - side) / 2.0, side, side),
-            Kind::Stall { .. } => (strip_x + (strip - bar) / 2.0, bar, bucket_h),
-        };
         let tooltip = format!(
             "{} · {} UTC · {ip_label} · {what}",
             xml_safe(name),
             utc_minute(m.bucket)
         );
-        column_marks[c].push(
-            Rectangle::new()
+        let data_ip = use_index.map_or_else(|| "none".to_owned(), pseudonym);
+        let node: Box<dyn svg::Node> = match m.kind {
+            Kind::Move { .. } => Box::new(
+                crate::marks::mark(
+                    crate::shape(m.user),
+                    strip_x + (strip - side) / 2.0,
+                    y(m.bucket),
+                    side,
+                    crate::colour(m.user),
+                    Some(tooltip),
+                )
                 .set("class", class)
                 .set("data-user", xml_safe(name).into_owned())
-                .set(
-                    "data-ip",
-                    use_index.map_or_else(|| "none".to_owned(), pseudonym),
-                )
-                .set("x", px(x))
-                .set("y", y(m.bucket))
-                .set("width", px(w))
-                .set("height", px(h))
-                .set("fill", crate::colour(m.user))
-                .add(Title::new(tooltip)),
-        );
+                .set("data-ip", data_ip),
+            ),
+            Kind::Stall { .. } => Box::new(
+                Rectangle::new()
+                    .set("class", class)
+                    .set("data-user", xml_safe(name).into_owned())
+                    .set("data-ip", data_ip)
+                    .set("x", px(strip_x + (strip - bar) / 2.0))
+                    .set("y", y(m.bucket))
+                    .set("width", px(bar))
+                    .set("height", px(bucket_h))
+                    .set("fill", crate::colour(m.user))
+                    .add(Title::new(tooltip)),
+            ),
+        };
+        column_marks[c].push(node);
     }
     for (c, (column, marks)) in columns.iter().zip(column_marks).enumerate() {
         let (lx, ly) = (px(col_x(c)), px(top - 8.0));
@@ -487,9 +532,46 @@ fn trim_tail(marks: &mut Vec<Mark>, users: usize) {
     }
 }
 
-/// The pseudonym of the `i`-th IP by first use: `IP-1`, `IP-2`, ...
-fn pseudonym(i: usize) -> String {
-    format!("IP-{}", i + 1)
+/// The highlighted buckets inside `t0..t1`: a pale band across the columns
+/// and a star left of the time axis, each with the highlight's note.
+fn highlights(
+    list: &[Highlight],
+    bucket: Epoch,
+    t0: Epoch,
+    t1: Epoch,
+    right: f64,
+    y: &dyn Fn(Epoch) -> f64,
+) -> Group {
+    let mut g = Group::new().set("class", "highlights");
+    let h = (bucket as f64 / 3600.0 * PX_PER_HOUR).max(3.0);
+    for hl in list.iter().filter(|h| h.bucket >= t0 && h.bucket < t1) {
+        let top = y(hl.bucket);
+        g = g
+            .add(
+                Rectangle::new()
+                    .set("x", LEFT)
+                    .set("y", px(top - 1.0))
+                    .set("width", px(right - LEFT))
+                    .set("height", px(h + 2.0))
+                    .set("fill", "#f0e442")
+                    .set("fill-opacity", 0.45)
+                    .set("class", "highlight-band"),
+            )
+            .add(
+                Text::new("\u{2605}")
+                    .set("x", 4)
+                    .set("y", px(top + 5.0))
+                    .set("font-size", 14)
+                    .set("fill", "#d55e00")
+                    .set("class", "highlight")
+                    .add(Title::new(format!(
+                        "{} UTC: {}",
+                        utc_minute(hl.bucket),
+                        xml_safe(&hl.note)
+                    ))),
+            );
+    }
+    g
 }
 
 fn plural(n: usize) -> &'static str {

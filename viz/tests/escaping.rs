@@ -139,7 +139,15 @@ fn report_escapes_usernames_title_files_and_note() {
         season: 3,
         result: &result,
         clique_svgs: vec!["a\"b'<c>.svg".to_owned()],
+        clique_pictures: Vec::new(),
         distribution_svg: Some("d&e.svg".to_owned()),
+        distribution_inline: None,
+        evidence: [(
+            (HOSTILE[0].to_owned(), HOSTILE[1].to_owned()),
+            "</pre><script>e</script>".to_owned(),
+        )]
+        .into_iter()
+        .collect(),
         generated_note: "</footer><script>n</script>".to_owned(),
     };
     let html = viz::report_html(&page);
@@ -152,6 +160,7 @@ fn report_escapes_usernames_title_files_and_note() {
         "o&#39;brien",
         "a&quot;b&#39;&lt;c&gt;.svg",
         "d&amp;e.svg",
+        "&lt;/pre&gt;&lt;script&gt;e&lt;/script&gt;",
     ] {
         assert!(html.contains(escaped), "{escaped} in {html}");
     }
@@ -166,10 +175,8 @@ fn report_escapes_usernames_title_files_and_note() {
     for name in HOSTILE {
         assert!(cells.contains(&name), "{name} in {cells:?}");
     }
-    let img = doc
+    assert!(doc
         .descendants()
-        .find(|n| n.has_tag_name("img"))
-        .expect("img");
-    assert_eq!(img.attribute("src"), Some("a\"b'<c>.svg"));
+        .any(|n| n.has_tag_name("a") && n.attribute("href") == Some("a\"b'<c>.svg")));
     assert!(!doc.descendants().any(|n| n.has_tag_name("script")));
 }

@@ -12,14 +12,34 @@ fn season(n: usize, seed: u64) -> Vec<f64> {
     (0..n).map(|_| rng.below(1000) as f64 / 1000.0).collect()
 }
 
+fn timeline_options() -> viz::TimelineOptions {
+    viz::TimelineOptions {
+        title: "Clique 1: alice, bob, carol".to_owned(),
+        highlights: vec![viz::Highlight {
+            bucket: T0 + 2 * HOUR,
+            note: "+12 for alice \u{2192} bob: both moved from the same IP".to_owned(),
+        }],
+        ..Default::default()
+    }
+}
+
 #[test]
 fn timeline_golden() {
-    let opts = viz::TimelineOptions {
-        title: "Clique 1: alice, bob, carol".to_owned(),
-        ..Default::default()
-    };
-    let svg = viz::timeline(&small(), &["alice", "bob", "carol"], &opts).to_string();
+    let svg = viz::timeline(&small(), &["alice", "bob", "carol"], &timeline_options()).to_string();
     golden("timeline.svg", &svg);
+}
+
+#[test]
+fn overview_golden() {
+    let s = small();
+    let opts = viz::TimelineOptions {
+        pseudonyms: Some(schema::IpPseudonyms::numbered_in_order(
+            &schema::pseudonym::first_seen(&s, None, None),
+        )),
+        ..timeline_options()
+    };
+    let svg = viz::overview(&s, &["alice", "bob", "carol"], &opts).to_string();
+    golden("overview.svg", &svg);
 }
 
 #[test]
@@ -54,7 +74,18 @@ fn report_golden() {
         season: 7,
         result: &result,
         clique_svgs: vec!["clique-1.svg".to_owned(), "clique-2.svg".to_owned()],
+        clique_pictures: vec![viz::CliquePictures {
+            overview: "<svg class=\"overview\"/>".to_owned(),
+            timeline: "<svg class=\"timeline\"/>".to_owned(),
+        }],
         distribution_svg: Some("distribution.svg".to_owned()),
+        distribution_inline: None,
+        evidence: [(
+            ("ann".to_owned(), "ben".to_owned()),
+            "ann and ben, season 7\n\nann -> ben: similarity 0.9700 (FLAGGED)".to_owned(),
+        )]
+        .into_iter()
+        .collect(),
         generated_note: "threshold 0.90, 30-minute buckets, reference mode".to_owned(),
     };
     golden("report.html", &viz::report_html(&page));

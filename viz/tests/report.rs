@@ -12,7 +12,21 @@ fn page(result: &schema::ScanResult) -> ReportPage<'_> {
         season: 7,
         result,
         clique_svgs: vec!["clique-1.svg".to_owned()],
+        clique_pictures: vec![viz::CliquePictures {
+            overview: "<svg class=\"overview\"><title>days</title></svg>".to_owned(),
+            timeline: "<svg class=\"timeline\"><title>per IP</title></svg>".to_owned(),
+        }],
         distribution_svg: Some("distribution.svg".to_owned()),
+        distribution_inline: Some("<svg class=\"chart\"/>".to_owned()),
+        evidence: [("ann", "ben"), ("ben", "cat")]
+            .into_iter()
+            .map(|(a, b)| {
+                (
+                    (a.to_owned(), b.to_owned()),
+                    format!("{a} and {b}: the buckets"),
+                )
+            })
+            .collect(),
         generated_note: "threshold 0.90, 30-minute buckets, reference mode".to_owned(),
     }
 }
@@ -81,9 +95,9 @@ fn report_has_summary_pairs_cliques_and_pictures() {
     assert_eq!(
         heads,
         [
-            ("ann", "ben", "0.9700", "0.9500"),
-            ("ben", "cat", "0.9300", "0.8800"),
-            ("dan", "eve", "0.9000", "0.9100"),
+            ("ann", "ben", "0.9700 \u{2691}", "0.9500 \u{2691}"),
+            ("ben", "cat", "0.9300 \u{2691}", "0.8800"),
+            ("dan", "eve", "0.9000 \u{2691}", "0.9100 \u{2691}"),
         ]
     );
     let heads: Vec<&str> = with_class(&doc, "pairs")
@@ -96,54 +110,112 @@ fn report_has_summary_pairs_cliques_and_pictures() {
     assert_eq!(
         heads,
         [
-            "A",
-            "B",
-            "sim(A,B)",
-            "sim(B,A)",
-            "same_ip",
-            "other_ip",
-            "moved_stalled",
-            "stalled_moved",
-            "both_stalled",
-            "max boost"
+            "Account A",
+            "Account B",
+            "A\u{2192}B",
+            "B\u{2192}A",
+            "Same IP",
+            "Other IPs",
+            "Both waiting",
+            "Longest joint wait",
+            "Evidence"
         ]
     );
-    // Evidence: same_ip, other_ip, moved_stalled, stalled_moved,
-    // both_stalled, max boost, as A→B / B→A.
-    assert_eq!(
-        pairs[0][4..],
-        ["40 / 38", "1 / 2", "2 / 2", "1 / 1", "7 / 7", "12 / 12"]
-    );
-    assert_eq!(pairs[2][9], "0 / 1");
-    // The unflagged direction of ben/cat is not bold.
+    // Evidence of the stronger direction in hours: ann->ben has 40 same-IP
+    // windows of 30 minutes, 1 other-IP, 7 both waiting, a 12-bucket wait.
+    assert_eq!(pairs[0][4..8], ["20 h", "0.5 h", "3.5 h", "6 h"]);
+    // dan/eve: the stronger direction (eve->dan) had a 1-bucket wait.
+    assert_eq!(pairs[2][7], "0.5 h");
+    // The unflagged direction of ben/cat is not marked.
     let flagged_cells = with_class(&doc, "num flag").count();
-    assert_eq!(flagged_cells, 5);
+    assert_eq!(flagged_cells, 5 * 2, "pairs and clique tables");
 
-    // Cliques: members, and the picture both linked and shown.
+    // Every pair links to an anchor that exists; evidence given is shown,
+    // missing evidence says how to get it.
+    let anchors: Vec<&str> = with_class(&doc, "evidence-link")
+        .map(|a| a.attribute("href").expect("href"))
+        .collect();
+    assert_eq!(anchors, ["#pair-1", "#pair-2", "#pair-3"]);
+    for a in &anchors {
+        let target = doc
+            .descendants()
+            .find(|n| n.attribute("id") == Some(&a[1..]))
+            .unwrap_or_else(|| panic!("{a} has no target"));
+        let text: String = target.descendants().filter_map(|n| n.text()).collect();
+        assert!(
+            text.contains("the buckets") || text.contains("detect explain --season 7 dan eve"),
+            "{text}"
+        );
+    }
+
+    // A table of contents links every section and clique.
+    let toc: Vec<&str> = doc
+        .descendants()
+        .find(|n| n.attribute("id") == Some("contents"))
+        .expect("contents")
+        .descendants()
+        .filter_map(|n| n.attribute("href"))
+        .collect();
+    for target in toc {
+        assert!(
+            doc.descendants()
+                .any(|n| n.attribute("id") == Some(&target[1..])),
+            "{target}"
+        );
+    }
+    // How to read this: the caveat and the measured precision.
+    let guide: String = doc
+        .descendants()
+        .find(|n| n.attribute("id") == Some("how-to-read"))
+        .expect("guide")
+        .descendants()
+        .filter_map(|n| n.text())
+        .collect();
+    assert!(guide.contains("not a verdict") && guide.contains("home or an office"));
+    assert!(guide.contains("84 %"), "{guide}");
+
+    // Cliques: members, a table of their pairs, and the pictures inline
+    // (overview, then the timeline folded), linked to the file too.
     let cliques: Vec<roxmltree::Node> = with_class(&doc, "clique").collect();
     assert_eq!(cliques.len(), 2);
     let first = cliques[0];
     assert!(first
         .descendants()
         .any(|n| n.text() == Some("Members: ann, ben, cat")));
-    let img = first
+    assert_eq!(rows_of(first, "clique-pairs").len(), 2);
+    let details = first
         .descendants()
-        .find(|n| n.has_tag_name("img"))
-        .expect("img");
-    assert_eq!(img.attribute("src"), Some("clique-1.svg"));
-    assert_eq!(
-        img.parent().and_then(|a| a.attribute("href")),
-        Some("clique-1.svg")
-    );
-    // The second clique has no file name: no picture, a note instead.
-    assert!(!cliques[1].descendants().any(|n| n.has_tag_name("img")));
+        .find(|n| n.has_tag_name("details"))
+        .expect("folded timeline");
+    assert!(details
+        .descendants()
+        .any(|n| n.attribute("class") == Some("timeline")));
+    assert!(first
+        .descendants()
+        .any(|n| n.attribute("class") == Some("overview")));
+    assert!(first
+        .descendants()
+        .any(|n| n.attribute("href") == Some("clique-1.svg")));
+    // The second clique has no picture: a note instead.
+    assert!(!cliques[1].descendants().any(|n| n.has_tag_name("svg")));
     assert!(html.contains("No timeline drawn."));
-    assert!(html.contains("<img src=\"distribution.svg\""));
+    assert!(with_class(&doc, "chart").next().is_some());
     assert!(html.contains("threshold 0.90, 30-minute buckets, reference mode"));
 }
 
+fn rows_of<'a, 'i>(node: roxmltree::Node<'a, 'i>, class: &str) -> Vec<roxmltree::Node<'a, 'i>> {
+    node.descendants()
+        .find(|n| n.attribute("class") == Some(class))
+        .expect("table")
+        .descendants()
+        .filter(|n| n.has_tag_name("tr") && n.parent().is_some_and(|p| p.has_tag_name("tbody")))
+        .collect()
+}
+
+/// One rounding rule (four decimals, rounded) with the flag marked apart:
+/// 0.89999 shows as 0.9000 but is not marked flagged.
 #[test]
-fn similarities_are_cut_not_rounded_up_to_the_threshold() {
+fn similarities_are_rounded_and_flags_marked_apart() {
     let mut result = scan_result(["ann", "ben", "cat", "dan", "eve"]);
     for p in &mut result.pairs {
         if p.user_a == "dan" {
@@ -156,7 +228,8 @@ fn similarities_are_cut_not_rounded_up_to_the_threshold() {
         .into_iter()
         .find(|r| r[0] == "dan")
         .expect("dan/eve still flagged through eve");
-    assert_eq!(dan[2], "0.8999");
+    assert_eq!(dan[2], "0.9000");
+    assert_eq!(dan[3], "0.9100 \u{2691}");
 }
 
 #[test]
@@ -166,12 +239,14 @@ fn a_scan_without_flags_says_so() {
     result.cliques.clear();
     let p = ReportPage {
         clique_svgs: Vec::new(),
+        clique_pictures: Vec::new(),
         distribution_svg: None,
+        distribution_inline: None,
         ..page(&result)
     };
     let html = report_html(&p);
     parse(&html);
     assert!(html.contains("No pair reached the threshold."));
     assert!(html.contains("No clique."));
-    assert!(!html.contains("<img"));
+    assert!(!html.contains("<svg") && !html.contains("id=\"evidence\""));
 }

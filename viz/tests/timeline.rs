@@ -332,8 +332,11 @@ fn a_big_clique_folds_into_a_readable_width() {
     assert_eq!(with_class(&doc, "legend-entry").count(), 8);
 }
 
+/// Many IPs never shrink the strips out of sight: each user's strip stays
+/// at least 12 px wide and the picture grows wider instead (the report
+/// scrolls it).
 #[test]
-fn many_shared_ips_shrink_the_strips_to_fit() {
+fn many_shared_ips_keep_readable_strips() {
     // 30 IPs, each used by two accounts in many buckets: nothing to fold.
     let users: Vec<String> = (1..=8).map(|i| format!("u{i}")).collect();
     let mut b = Build::new(1800);
@@ -347,7 +350,122 @@ fn many_shared_ips_shrink_the_strips_to_fit() {
     let svg = render(&b.finish(), &users, &opts());
     let doc = parse(&svg);
     assert_eq!(with_class(&doc, "ip-column").count(), 30);
-    assert!(number(doc.root_element(), "width") <= 1600.0);
+    assert!(number(doc.root_element(), "width") >= 30.0 * 8.0 * 12.0);
+    // In one column, neighbouring users' marks sit a strip (>= 12 px) apart.
+    let column = with_class(&doc, "ip-column").next().expect("a column");
+    let mut xs: Vec<(String, f64)> = column
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("move"))
+        .map(|m| (m.attribute("data-user").unwrap().to_owned(), number(m, "x")))
+        .collect();
+    xs.sort_by(|a, b| a.1.total_cmp(&b.1));
+    xs.dedup_by(|a, b| a.0 == b.0);
+    assert!(xs.len() >= 2, "{xs:?}");
+    for w in xs.windows(2) {
+        assert!(w[1].1 - w[0].1 >= 12.0 - 1e-9, "{xs:?}");
+    }
+}
+
+/// Each user's moves differ by shape as well as colour, and the legend shows
+/// both.
+#[test]
+fn users_get_distinct_shapes_and_colours() {
+    let svg = render(&small(), &["alice", "bob", "carol"], &opts());
+    let doc = parse(&svg);
+    let mut by_user: std::collections::BTreeMap<&str, (&str, &str)> = Default::default();
+    for m in with_class(&doc, "move") {
+        let user = m.attribute("data-user").unwrap();
+        let look = (
+            m.attribute("data-shape").unwrap(),
+            m.attribute("fill").unwrap(),
+        );
+        assert_eq!(*by_user.entry(user).or_insert(look), look, "{user}");
+    }
+    let shapes: std::collections::BTreeSet<&str> = by_user.values().map(|l| l.0).collect();
+    let fills: std::collections::BTreeSet<&str> = by_user.values().map(|l| l.1).collect();
+    assert_eq!((shapes.len(), fills.len()), (by_user.len(), by_user.len()));
+    for entry in with_class(&doc, "legend-entry") {
+        assert!(entry
+            .descendants()
+            .any(|n| n.attribute("data-shape").is_some()));
+    }
+}
+
+/// The buckets given as highlights get a star with the note as tooltip.
+#[test]
+fn highlights_mark_the_strongest_buckets() {
+    let o = TimelineOptions {
+        highlights: vec![viz::Highlight {
+            bucket: T0 + 2 * HOUR,
+            note: "+22 for alice \u{2192} bob".to_owned(),
+        }],
+        ..opts()
+    };
+    let svg = render(&small(), &["alice", "bob"], &o);
+    let doc = parse(&svg);
+    let stars: Vec<String> = with_class(&doc, "highlight")
+        .map(|n| tooltip(n).expect("tooltip"))
+        .collect();
+    assert_eq!(stars, ["2015-05-03 02:00 UTC: +22 for alice \u{2192} bob"]);
+    assert_eq!(with_class(&doc, "highlight-band").count(), 1);
+}
+
+/// Given the season's pseudonyms, columns and marks use them, not numbers
+/// of their own.
+#[test]
+fn stored_pseudonyms_name_the_columns() {
+    let s = small();
+    let mut numbers = std::collections::HashMap::new();
+    for (i, ip) in ["1.1.1.1", "2.2.2.2", "3.3.3.3", "4.4.4.4"]
+        .iter()
+        .enumerate()
+    {
+        if let Some(id) = s.ips.get(ip) {
+            numbers.insert(id, 40 + i as u32);
+        }
+    }
+    let o = TimelineOptions {
+        pseudonyms: Some(schema::IpPseudonyms::new(numbers)),
+        ..opts()
+    };
+    let svg = render(&s, &["alice", "bob"], &o);
+    let doc = parse(&svg);
+    let keys: Vec<&str> = with_class(&doc, "ip-column")
+        .map(|g| g.attribute("data-ip").unwrap())
+        .collect();
+    assert_eq!(keys, ["IP-40", "IP-41", "other"]);
+    assert!(with_class(&doc, "move").all(|m| m
+        .attribute("data-ip")
+        .is_some_and(|ip| ip.starts_with("IP-4"))));
+}
+
+/// The overview: one row per account, a cell per day played, with a
+/// tooltip naming the IPs by pseudonym.
+#[test]
+fn overview_has_a_row_per_account_and_a_cell_per_day() {
+    let s = small();
+    let o = TimelineOptions {
+        pseudonyms: Some(schema::IpPseudonyms::numbered_in_order(
+            &schema::pseudonym::first_seen(&s, None, None),
+        )),
+        ..opts()
+    };
+    let svg = viz::overview(&s, &["bob", "alice", "carol"], &o).to_string();
+    let doc = parse(&svg);
+    let accounts: Vec<&str> = with_class(&doc, "account")
+        .filter_map(|n| n.text().map(str::trim))
+        .collect();
+    assert_eq!(accounts, ["alice", "bob", "carol"]);
+    let cells: Vec<roxmltree::Node> = with_class(&doc, "day").collect();
+    assert!(!cells.is_empty());
+    for c in &cells {
+        let tip = tooltip(*c).expect("tooltip");
+        assert!(tip.starts_with(c.attribute("data-user").unwrap()), "{tip}");
+        assert!(!tip.contains("1.1.1.1"), "{tip}");
+    }
+    assert!(cells
+        .iter()
+        .any(|c| tooltip(*c).unwrap().contains("from IP-1")));
 }
 
 #[test]

@@ -16,14 +16,16 @@
 //! The code is split by table family: [`moves`] (raw moves, games, the
 //! ingest transaction), [`segments`] (segmentations and their runs),
 //! [`seasons`], [`scans`] (scans, their pairs and cliques), [`crowds`] (the
-//! addresses a scan left out for crowding), [`marks`] (the
-//! daemon's high-water marks); [`sql`] holds the batched insert helper they
+//! addresses a scan left out for crowding), [`marks`] (the daemon's
+//! high-water marks), [`pseudonyms`] (IP pseudonyms per season); [`sql`]
+//! holds the batched insert helper they
 //! share.
 
 mod crowds;
 mod marks;
 mod moves;
 mod privacy;
+mod pseudonyms;
 mod purge;
 mod scans;
 mod seasons;

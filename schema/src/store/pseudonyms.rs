@@ -1,0 +1,55 @@
+//! Pseudonyms of IP addresses per season (`ip_pseudonyms`): `IP-n` names
+//! assigned in order of first sight and never changed.
+
+use super::{Result, Store};
+use sqlx::Row;
+use std::collections::HashMap;
+
+impl Store {
+    /// The numbers of a season's IP pseudonyms (`IP-3` is 3), by address.
+    /// `first_seen` lists the addresses in order of first sight; those not yet
+    /// numbered get the next numbers, in that order, in one transaction.
+    /// Numbers already given never change.
+    pub async fn ip_pseudonyms(
+        &self,
+        season: u32,
+        first_seen: &[&str],
+    ) -> Result<HashMap<String, u32>> {
+        let mut tx = self.pool.begin().await?;
+        let rows = sqlx::query("SELECT ip, number FROM ip_pseudonyms WHERE season = $1")
+            .bind(season as i64)
+            .fetch_all(&mut *tx)
+            .await?;
+        let mut numbers: HashMap<String, u32> = HashMap::with_capacity(rows.len());
+        for r in &rows {
+            let ip: String = r.try_get(0)?;
+            let n: i64 = r.try_get(1)?;
+            numbers.insert(ip, n as u32);
+        }
+        let mut next = numbers.values().copied().max().unwrap_or(0);
+        let mut new = Vec::new();
+        for &ip in first_seen {
+            if !numbers.contains_key(ip) {
+                next += 1;
+                numbers.insert(ip.to_owned(), next);
+                new.push((ip, next));
+            }
+        }
+        let rows: Vec<(i64, String, i64)> = new
+            .iter()
+            .map(|&(ip, n)| (season as i64, ip.to_owned(), n as i64))
+            .collect();
+        super::sql::insert_rows(
+            self.backend,
+            &mut tx,
+            "ip_pseudonyms (season, ip, number)",
+            3,
+            "",
+            &rows,
+            |q, (s, ip, n)| q.bind(*s).bind(ip.clone()).bind(*n),
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(numbers)
+    }
+}

@@ -1,0 +1,188 @@
+//! The words every report shares, text and HTML alike: how to read it, the
+//! measured precision of the mode in use, the names of the columns (with
+//! units), and the one rounding rule for numbers shown to people.
+//!
+//! Rounding: a person sees a similarity rounded to four decimals
+//! ([`similarity`]); whether a pair is flagged is always marked separately,
+//! never read off the rounded figure. Machine formats (JSON, CSV) carry the
+//! full value.
+
+use schema::{Mode, PairScore, ScanParams};
+
+/// What reference mode's flags were worth when measured against ground truth
+/// (EVALUATION.md). One constant per mode: update it with the evaluation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MeasuredPrecision {
+    /// Share of flagged pairs that were one person, mean over the worlds.
+    pub mean: f64,
+    /// The lowest and highest share seen over those worlds.
+    pub low: f64,
+    pub high: f64,
+    /// Where it was measured, in a few words.
+    pub measured_on: &'static str,
+}
+
+/// Reference mode at threshold 0.9, 30-minute buckets, undirected pairs
+/// (EVALUATION.md: mean 0.84 over ten simulated 300-account seasons, 0.63 to
+/// 0.95; a 2,000-account season gave 0.50).
+pub const REFERENCE_PRECISION: MeasuredPrecision = MeasuredPrecision {
+    mean: 0.84,
+    low: 0.50,
+    high: 0.95,
+    measured_on: "simulated seasons of 300 to 2,000 accounts at threshold 0.9 (EVALUATION.md)",
+};
+
+/// Improved mode at its default threshold 0.5, 30-minute buckets, undirected
+/// pairs (EVALUATION.md: held-out seeds 11 to 30, mean 0.903, 0.714 to 1.000).
+pub const IMPROVED_PRECISION: MeasuredPrecision = MeasuredPrecision {
+    mean: 0.90,
+    low: 0.71,
+    high: 1.00,
+    measured_on: "twenty held-out simulated seasons at threshold 0.5 (EVALUATION.md)",
+};
+
+/// The measured precision of a mode.
+pub fn measured_precision(mode: Mode) -> MeasuredPrecision {
+    match mode {
+        Mode::Reference => REFERENCE_PRECISION,
+        Mode::Improved => IMPROVED_PRECISION,
+    }
+}
+
+/// "How to read this report": short paragraphs of plain text (the caller
+/// escapes them for its format).
+pub fn how_to_read(params: &ScanParams) -> Vec<String> {
+    let p = measured_precision(params.mode);
+    vec![
+        "A flag is a reason to look, not a verdict. Two accounts are flagged when, \
+         seen from one of them, they move at the same moments from the same place \
+         and stay silent at the same moments while games wait on them."
+            .to_owned(),
+        "People who share a home or an office are the usual false positive: a couple \
+         playing side by side every evening looks like one person. Read the evidence \
+         and the timeline before acting, and ask the players."
+            .to_owned(),
+        format!(
+            "How often a flag is right: in {} mode, {:.0} % of flagged pairs were one \
+             person on average ({:.0} % to {:.0} %), measured on {}.",
+            params.mode.as_str(),
+            p.mean * 100.0,
+            p.low * 100.0,
+            p.high * 100.0,
+            p.measured_on
+        ),
+        format!(
+            "Similarity runs from 0 to 1 (flagged at {} or above, in either direction). \
+             It is asymmetric: a main account also played from a phone scores lower \
+             on its own side than its second account does.",
+            crate::fmt::decimal(params.threshold)
+        ),
+    ]
+}
+
+/// A similarity as people see it: rounded to four decimals.
+pub fn similarity(x: f64) -> String {
+    format!("{x:.4}")
+}
+
+/// Buckets as hours (or days past 48 hours), one decimal at most:
+/// `3.5 h`, `2 h`, `4.5 d`.
+pub fn buckets_as_time(buckets: u64, bucket_seconds: i64) -> String {
+    let hours = buckets as f64 * bucket_seconds as f64 / 3600.0;
+    let (value, unit) = if hours > 48.0 {
+        (hours / 24.0, "d")
+    } else {
+        (hours, "h")
+    };
+    let s = format!("{value:.1}");
+    let s = s.strip_suffix(".0").unwrap_or(&s);
+    format!("{s} {unit}")
+}
+
+/// The columns of a pairs table, in order: (short heading, what it means).
+/// Evidence columns describe the stronger direction of the pair.
+pub const PAIR_COLUMNS: [(&str, &str); 8] = [
+    ("Account A", "one account of the pair (names sorted)"),
+    ("Account B", "the other account"),
+    (
+        "A\u{2192}B",
+        "similarity seen from A's moves (0 to 1; flagged ones marked)",
+    ),
+    (
+        "B\u{2192}A",
+        "similarity seen from B's moves (0 to 1; flagged ones marked)",
+    ),
+    (
+        "Same IP",
+        "time both moved within the same hour and a half from one IP",
+    ),
+    (
+        "Other IPs",
+        "time both moved within the same hour and a half from different IPs",
+    ),
+    ("Both waiting", "time both kept games waiting at once"),
+    (
+        "Longest joint wait",
+        "the longest joint wait that ended with both moving from one IP",
+    ),
+];
+
+/// The evidence figures of a pair's stronger direction, as shown in the
+/// last four columns of [`PAIR_COLUMNS`].
+pub fn evidence_cells(p: &PairScore, bucket_seconds: i64) -> [String; 4] {
+    let e = &p.evidence;
+    let t = |n: u64| buckets_as_time(n, bucket_seconds);
+    [
+        t(e.same_ip.count),
+        t(e.other_ip.count),
+        t(e.both_stalled.count),
+        if e.max_boost == 0 {
+            "\u{2013}".to_owned()
+        } else {
+            t(e.max_boost.into())
+        },
+    ]
+}
+
+/// The direction of a pair with the higher similarity: the one whose
+/// evidence a table shows.
+pub fn stronger<'a>(r: &scoring::BothWays<'a>) -> Option<&'a PairScore> {
+    match (r.ab, r.ba) {
+        (Some(x), Some(y)) => Some(if y.similarity > x.similarity { y } else { x }),
+        (x, y) => x.or(y),
+    }
+}
+
+/// The anchor of a pair in the HTML report (and the name of its evidence):
+/// `pair-3` for the third row of the pairs table.
+pub fn pair_anchor(index: usize) -> String {
+    format!("pair-{}", index + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_read_in_hours_then_days() {
+        assert_eq!(buckets_as_time(7, 1800), "3.5 h");
+        assert_eq!(buckets_as_time(4, 1800), "2 h");
+        assert_eq!(buckets_as_time(0, 1800), "0 h");
+        assert_eq!(buckets_as_time(216, 1800), "4.5 d");
+    }
+
+    #[test]
+    fn one_rounding_rule() {
+        assert_eq!(similarity(0.989_151), "0.9892");
+        assert_eq!(similarity(0.989_149), "0.9891");
+        assert_eq!(similarity(0.5), "0.5000");
+    }
+
+    #[test]
+    fn the_guide_names_the_household_caveat_and_the_precision() {
+        let text = how_to_read(&ScanParams::default()).join(" ");
+        assert!(text.contains("not a verdict"));
+        assert!(text.contains("home or an office"));
+        assert!(text.contains("84 %"), "{text}");
+    }
+}
