@@ -16,17 +16,22 @@
 //! The code is split by table family: [`moves`] (raw moves, games, the
 //! ingest transaction), [`segments`] (segmentations and their runs),
 //! [`seasons`], [`scans`] (scans, their pairs and cliques), [`marks`] (the
-//! daemon's high-water marks); [`sql`] holds the batched insert helper they
-//! share.
+//! daemon's high-water marks), [`verdicts`] and [`audit`] (append-only),
+//! [`alerts`] (alerts delivered); [`sql`] holds the batched insert helper
+//! they share.
 
+mod alerts;
+mod audit;
 mod marks;
 mod moves;
 mod scans;
 mod seasons;
 mod segments;
 mod sql;
+mod verdicts;
 
 pub use moves::IngestBatch;
+pub use verdicts::VerdictError;
 
 use crate::model::*;
 use crate::season::Season;
@@ -58,6 +63,8 @@ pub enum StoreError {
     Sql(#[from] sqlx::Error),
     #[error("the database holds data this version cannot read: {0}")]
     Corrupt(String),
+    #[error(transparent)]
+    Verdict(#[from] VerdictError),
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
