@@ -20,7 +20,7 @@ pub use both_ways::{both_ways, BothWays};
 pub use candidates::{candidate_pairs, participants};
 pub use cliques::cliques;
 pub use similarity::{contributions, score_pair, PairOutcome};
-pub use triage::{triage, Triage, DEFAULT_REOPEN_MARGIN};
+pub use triage::{to_review, triage, Triage, DEFAULT_REOPEN_MARGIN};
 
 use rayon::prelude::*;
 use schema::{Epoch, PairScore, ScanParams, ScanResult, Season, SeasonError, Segment, Segments};

@@ -157,3 +157,26 @@ pub fn triage<'a>(
     }
     out
 }
+
+/// The scan as a moderator reviews it: without the known relationships'
+/// directed pairs, and with only the cliques to review (renumbered from 1).
+pub fn to_review(result: &ScanResult, triage: &Triage) -> ScanResult {
+    let known: std::collections::HashSet<(&str, &str)> =
+        triage.known.iter().map(|k| (k.pair.a, k.pair.b)).collect();
+    let is_known = |a: &str, b: &str| {
+        let key = if a < b { (a, b) } else { (b, a) };
+        known.contains(&key)
+    };
+    ScanResult {
+        params: result.params,
+        participants: result.participants,
+        candidate_pairs: result.candidate_pairs,
+        pairs: result
+            .pairs
+            .iter()
+            .filter(|p| !is_known(&p.user_a, &p.user_b))
+            .cloned()
+            .collect(),
+        cliques: triage.cliques.iter().map(|c| c.clique.clone()).collect(),
+    }
+}

@@ -238,3 +238,25 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_scan_to_review_drops_known_pairs_in_both_directions_and_their_cliques() {
+    let result = scan(vec![
+        pair("a", "b", 0.95),
+        pair("b", "a", 0.80),
+        pair("p", "q", 0.97),
+        pair("x", "y", 0.5),
+    ]);
+    let vs = [verdict(1, 10, &["a", "b"], Household, Some(0.95))];
+    let t = triage(&result, &vs, false, 0.05);
+    let r = detect_scoring::triage::to_review(&result, &t);
+    let left: Vec<String> = r
+        .pairs
+        .iter()
+        .map(|p| format!("{}-{}", p.user_a, p.user_b))
+        .collect();
+    assert_eq!(left, ["p-q", "x-y"]);
+    assert_eq!(r.cliques.len(), 1);
+    assert_eq!(r.cliques[0].members, ["p", "q"]);
+    assert_eq!(r.candidate_pairs, result.candidate_pairs);
+}

@@ -1,8 +1,10 @@
 //! One module per command family.
 
+pub mod audit;
 pub mod buckets;
 pub mod ingest;
 pub mod pictures;
 pub mod scan;
 pub mod season;
 pub mod simulate;
+pub mod verdict;

@@ -25,12 +25,14 @@
 pub mod chart;
 pub mod escape;
 pub mod html;
+pub mod known;
 pub mod timeline;
 
 mod fmt;
 
 pub use chart::{compare, distribution, Series};
 pub use html::{report_html, ReportPage};
+pub use known::verdict_sections_html;
 pub use timeline::{timeline, TimelineOptions};
 
 /// The colours given to users, in order of their sorted names (Tableau 10).
