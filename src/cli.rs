@@ -7,7 +7,13 @@ use std::path::PathBuf;
 /// Finds players who play one asynchronous board game through several
 /// accounts, and shows moderators the evidence.
 #[derive(Debug, Parser)]
-#[command(name = "detect", version, about, propagate_version = true)]
+#[command(
+    name = "detect",
+    version,
+    about,
+    propagate_version = true,
+    after_help = "A keyed store hashes every IP address before storing it: set DETECT_IP_KEY to its key."
+)]
 pub struct Cli {
     /// The store: an SQLite file (`detect.db`, `sqlite://path`) or a
     /// PostgreSQL URL (`postgres://user:pass@host/db`).
@@ -57,6 +63,11 @@ pub enum Command {
     Verdict(VerdictCommand),
     /// Print the audit log: sign-ins, evidence viewed, verdicts, IP reveals.
     Audit(AuditArgs),
+    /// Delete raw moves and IP rows older than a cutoff (scans stay).
+    Purge(crate::commands::purge::PurgeArgs),
+    /// Which accounts moved from an IP address (hashed with the store's key).
+    #[command(subcommand)]
+    Ip(crate::commands::ip::IpCommand),
 }
 
 #[derive(Debug, Args)]
@@ -114,6 +125,10 @@ pub struct SeasonAddArgs {
 pub struct BucketsArgs {
     #[arg(long)]
     pub season: u32,
+    /// Print the IPs as stored (raw, or their keyed hashes in a keyed store)
+    /// instead of pseudonyms IP-1, IP-2, ...
+    #[arg(long)]
+    pub show_ips: bool,
     /// Bucket size in minutes.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440))]
     pub bucket_minutes: u32,
