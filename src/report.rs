@@ -8,6 +8,8 @@
 //! filled, then every evidence column). Machine formats carry full
 //! similarities; text rounds them ([`viz::guide::similarity`]).
 
+pub mod known;
+
 use crate::commands::season::describe;
 use anyhow::Context;
 use ingest::time::format_utc;

@@ -1,5 +1,6 @@
 //! One module per command family.
 
+pub mod audit;
 pub mod buckets;
 pub mod docs;
 pub mod ingest;
@@ -9,3 +10,4 @@ pub mod purge;
 pub mod scan;
 pub mod season;
 pub mod simulate;
+pub mod verdict;

@@ -2,6 +2,7 @@
 
 use crate::cli::{ExplainArgs, Format, ReportArgs, ScanArgs};
 use crate::pipeline;
+use crate::report::known::{self, Reviewed};
 use crate::report::{self, ScanInfo};
 use anyhow::{bail, Result};
 use ingest::time::format_utc;
@@ -55,14 +56,17 @@ pub async fn run_report(db: &str, args: ReportArgs) -> Result<()> {
             created_at: None,
         };
         let pseudonyms = pipeline::ip_pseudonyms_in_memory(&season, &segments);
+        // Logs read into memory meet no store: no verdicts.
+        let reviewed = Reviewed::new(&result, &[], args.all, args.reopen_margin);
         print_report(
             show,
             &season,
             &info,
             &result,
+            &reviewed,
             Some((&segments, &pseudonyms)),
         )?;
-        result.flagged().count()
+        reviewed.to_review.flagged().count()
     } else {
         let number = args.season.expect("clap requires --season without --input");
         let store = pipeline::open_store(db).await?;
@@ -71,6 +75,8 @@ pub async fn run_report(db: &str, args: ReportArgs) -> Result<()> {
         if scan.result.participants == 0 {
             ensure_participants(&season, &scan.result, store.move_count().await? > 0)?;
         }
+        let verdicts = store.verdicts().await?;
+        let reviewed = Reviewed::new(&scan.result, &verdicts, args.all, args.reopen_margin);
         // The pictures and the evidence need the segments; text, JSON and
         // CSV do not.
         let pictures = if args.format == Format::Html || args.out.is_some() {
@@ -86,21 +92,26 @@ pub async fn run_report(db: &str, args: ReportArgs) -> Result<()> {
             created_at: Some(scan.created_at),
         };
         let parts = pictures.as_ref().map(|(s, p)| (s, p));
-        print_report(show, &season, &info, &scan.result, parts)?;
+        print_report(show, &season, &info, &scan.result, &reviewed, parts)?;
         if let (Some(dir), Some((segments, pseudonyms))) = (&args.out, &pictures) {
             let bar = crate::ui::spinner(format!("drawing the report into {}", dir.display()));
+            let shown = schema::store::StoredScan {
+                result: reviewed.to_review.clone(),
+                ..scan.clone()
+            };
             let index = super::pictures::write_report_dir(
                 dir,
                 &season,
-                &scan,
+                &shown,
                 segments,
                 pseudonyms,
                 args.show_ips,
             )?;
+            known::add_sections_to_page(&index, &reviewed)?;
             bar.finish_and_clear();
             crate::ui::note(format!("report written to {}", index.display()));
         }
-        scan.result.flagged().count()
+        reviewed.to_review.flagged().count()
     };
     if args.exit_code && flagged > 0 {
         return Err(crate::FlagsFound(flagged).into());
@@ -140,17 +151,18 @@ fn print_report(
     season: &Season,
     info: &ScanInfo,
     result: &ScanResult,
+    reviewed: &Reviewed,
     pictures: Option<(&Segments, &IpPseudonyms)>,
 ) -> Result<()> {
     let all = show.all;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match show.format {
-        Format::Text => report::write_text(&mut out, season, info, result, all)?,
+        Format::Text => known::write_text_reviewed(&mut out, season, info, reviewed, all)?,
         Format::Json => {
-            report::write_json(&mut out, season, info, result, all)?;
+            known::write_json_reviewed(&mut out, season, info, reviewed, all)?;
             writeln!(out)?;
         }
-        Format::Csv => report::write_csv(&mut out, result, all)?,
+        Format::Csv => known::write_csv_reviewed(&mut out, result, reviewed, all)?,
         Format::ReferenceCsv => report::write_reference_csv(&mut out, result, all)?,
         Format::Html => {
             let (segments, pseudonyms) = pictures.expect("an HTML report loads its segments");
@@ -159,7 +171,7 @@ fn print_report(
             let page = viz::ReportPage {
                 title: format!("detect: season {}", season.number),
                 season: season.number,
-                result,
+                result: &reviewed.to_review,
                 clique_svgs: Vec::new(),
                 clique_pictures: parts.pictures,
                 distribution_svg: None,
@@ -167,7 +179,9 @@ fn print_report(
                 evidence: parts.evidence,
                 generated_note: report::describe_scan(season, info),
             };
-            out.write_all(viz::report_html(&page).as_bytes())?;
+            let sections = viz::verdict_sections_html(&reviewed.triage, reviewed.margin);
+            let html = viz::known::with_sections(&viz::report_html(&page), &sections);
+            out.write_all(html.as_bytes())?;
         }
     }
     out.flush()?;

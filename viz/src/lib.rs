@@ -26,6 +26,7 @@ pub mod chart;
 pub mod escape;
 pub mod guide;
 pub mod html;
+pub mod known;
 pub mod marks;
 pub mod overview;
 pub mod timeline;
@@ -34,6 +35,7 @@ mod fmt;
 
 pub use chart::{compare, distribution, Series};
 pub use html::{report_html, CliquePictures, ReportPage};
+pub use known::verdict_sections_html;
 pub use overview::overview;
 pub use timeline::{timeline, Highlight, TimelineOptions};
 

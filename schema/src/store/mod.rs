@@ -17,10 +17,12 @@
 //! ingest transaction), [`segments`] (segmentations and their runs),
 //! [`seasons`], [`scans`] (scans, their pairs and cliques), [`crowds`] (the
 //! addresses a scan left out for crowding), [`marks`] (the daemon's
-//! high-water marks), [`pseudonyms`] (IP pseudonyms per season); [`sql`]
-//! holds the batched insert helper they
-//! share.
+//! high-water marks), [`pseudonyms`] (IP pseudonyms per season),
+//! [`verdicts`] and [`audit`] (append-only), [`alerts`] (alerts delivered);
+//! [`sql`] holds the batched insert helper they share.
 
+mod alerts;
+mod audit;
 mod crowds;
 mod marks;
 mod moves;
@@ -31,10 +33,12 @@ mod scans;
 mod seasons;
 mod segments;
 mod sql;
+mod verdicts;
 
 pub use moves::IngestBatch;
 pub use privacy::{network_of, IpKey, IpSighting, IP_HASH_PREFIX, NET_HASH_PREFIX};
 pub use purge::Purged;
+pub use verdicts::VerdictError;
 
 use crate::model::*;
 use crate::rules::Limits;
@@ -81,6 +85,8 @@ pub enum StoreError {
     Corrupt(String),
     #[error("the store refuses {0}")]
     Refused(String),
+    #[error(transparent)]
+    Verdict(#[from] VerdictError),
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
