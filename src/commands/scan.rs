@@ -3,10 +3,8 @@
 use crate::cli::{ExplainArgs, Format, ReportArgs, ScanArgs};
 use crate::pipeline::{self, scan_params};
 use crate::report::{self, ScanInfo};
-use anyhow::{bail, Result};
-use ingest::time::format_utc;
-use schema::{Cell, Contribution, IpId, Names, PairScore, ScanResult, Season, Segment, Segments};
-use std::collections::BTreeMap;
+use anyhow::Result;
+use schema::{ScanResult, Season};
 use std::io::Write;
 
 pub async fn run_scan(db: &str, args: ScanArgs) -> Result<()> {
@@ -102,7 +100,7 @@ pub async fn run_explain(db: &str, args: ExplainArgs) -> Result<()> {
     let scan = pipeline::current_scan(&store, &season, &params).await?;
     let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
     store.close().await;
-    let text = explain(
+    let text = viz::explain(
         &segments,
         &season,
         &scan.result,
@@ -115,182 +113,3 @@ pub async fn run_explain(db: &str, args: ExplainArgs) -> Result<()> {
     Ok(())
 }
 
-/// The evidence behind a pair, both directions, in a moderator's words.
-pub fn explain(
-    segments: &Segments,
-    season: &Season,
-    result: &ScanResult,
-    a: &str,
-    b: &str,
-    top: usize,
-    show_ips: bool,
-) -> Result<String> {
-    for u in [a, b] {
-        if segments.users.get(u).is_none() {
-            bail!("no account named {u:?} has moves in the store");
-        }
-    }
-    let find = |x: &str, y: &str| result.pairs.iter().find(|p| p.user_a == x && p.user_b == y);
-    let (ab, ba) = (find(a, b), find(b, a));
-    if ab.is_none() && ba.is_none() {
-        bail!(
-            "{a} and {b} are not a candidate pair of season {}: they never moved from the same IP on the same day \
-             while both took part in the season",
-            season.number
-        );
-    }
-    let sa = scoring::in_season(segments.of(a), season);
-    let sb = scoring::in_season(segments.of(b), season);
-    let mut labels = IpLabels::new(show_ips);
-    let mut out = String::new();
-    use std::fmt::Write as _;
-    let t = result.params.threshold;
-    writeln!(
-        out,
-        "{a} and {b}, season {} ({} mode, {}-minute buckets, threshold {t})",
-        season.number,
-        result.params.mode.as_str(),
-        result.params.bucket_seconds / 60
-    )?;
-    for (x, y, score, sx, sy) in [(a, b, ab, sa, sb), (b, a, ba, sb, sa)] {
-        let Some(p) = score else { continue };
-        writeln!(out)?;
-        direction(&mut out, x, y, p, t)?;
-        let mut contribs = scoring::similarity::contributions(sx, sy, segments.bucket_seconds);
-        contribs.sort_by(|c, d| d.score.cmp(&c.score).then(c.bucket.cmp(&d.bucket)));
-        contribs.retain(|c| c.score > 0);
-        if contribs.is_empty() {
-            writeln!(out, "  No bucket speaks for one person.")?;
-            continue;
-        }
-        writeln!(
-            out,
-            "  Strongest buckets (UTC, window of {x}'s bucket and its neighbours):"
-        )?;
-        for c in contribs.iter().take(top) {
-            writeln!(out, "    {}", bucket_line(c, sx, sy, segments, &mut labels))?;
-        }
-    }
-    if !show_ips && !labels.order.is_empty() {
-        writeln!(out)?;
-        writeln!(
-            out,
-            "IP addresses are shown as pseudonyms (IP-1 is the first IP met above); --show-ips shows them."
-        )?;
-    }
-    Ok(out)
-}
-
-fn direction(
-    out: &mut String,
-    x: &str,
-    y: &str,
-    p: &PairScore,
-    threshold: f64,
-) -> std::fmt::Result {
-    use std::fmt::Write as _;
-    let flag = if p.similarity >= threshold {
-        "FLAGGED"
-    } else {
-        "not flagged"
-    };
-    writeln!(
-        out,
-        "{x} -> {y}: similarity {:.4} ({flag}); score {} of weight {} over {x}'s buckets",
-        p.similarity, p.sum, p.weight
-    )?;
-    for cell in Cell::ALL {
-        let tally = p.evidence.tally(cell);
-        if tally.count > 0 {
-            writeln!(
-                out,
-                "  {:>5} x {:>+6}  {}",
-                tally.count,
-                tally.score,
-                cell_in_words(cell, x, y)
-            )?;
-        }
-    }
-    if let (b, Some(at)) = (p.evidence.max_boost, p.evidence.max_boost_bucket) {
-        writeln!(
-            out,
-            "  Longest joint wait before a same-IP move: {b} buckets, ending {} UTC (+{b} on that move)",
-            &format_utc(at)[..16]
-        )?;
-    }
-    Ok(())
-}
-
-/// What a cell means for the accounts `x` (the walked one) and `y`.
-fn cell_in_words(cell: Cell, x: &str, y: &str) -> String {
-    match cell {
-        Cell::MovedStalled => format!("windows where {x} moved while {y} kept a game waiting"),
-        Cell::StalledMoved => format!("windows where {x} kept a game waiting while {y} moved"),
-        other => format!("windows where {}", other.describe()),
-    }
-}
-
-/// `2015-05-03 16:30  +22  both moved from the same IP (IP-1), after 12 buckets of joint waiting`
-fn bucket_line(
-    c: &Contribution,
-    sx: &[Segment],
-    sy: &[Segment],
-    segments: &Segments,
-    labels: &mut IpLabels,
-) -> String {
-    let mut line = format!(
-        "{}  {:>+4}  {}",
-        &format_utc(c.bucket)[..16],
-        c.score,
-        c.cell.describe()
-    );
-    if c.cell == Cell::SameIp {
-        let wx = window_ips(sx, c.bucket, segments.bucket_seconds);
-        let wy = window_ips(sy, c.bucket, segments.bucket_seconds);
-        let shared: Vec<String> = wx
-            .iter()
-            .filter(|ip| wy.contains(ip))
-            .map(|&ip| labels.label(ip, &segments.ips))
-            .collect();
-        line.push_str(&format!(" ({})", shared.join(", ")));
-        if c.run > 0 {
-            line.push_str(&format!(", after {} buckets of joint waiting", c.run));
-        }
-    }
-    line
-}
-
-fn window_ips(segs: &[Segment], t: i64, bs: i64) -> Vec<IpId> {
-    let lo = segs.partition_point(|s| s.bucket < t - bs);
-    let mut ips: Vec<IpId> = segs[lo..]
-        .iter()
-        .take_while(|s| s.bucket <= t + bs)
-        .flat_map(|s| s.moves.iter().map(|&(ip, _)| ip))
-        .collect();
-    ips.sort_unstable();
-    ips.dedup();
-    ips
-}
-
-/// Pseudonyms for IPs, `IP-1`, `IP-2`, ... in order of first mention.
-struct IpLabels {
-    show_ips: bool,
-    order: BTreeMap<IpId, usize>,
-}
-
-impl IpLabels {
-    fn new(show_ips: bool) -> Self {
-        IpLabels {
-            show_ips,
-            order: BTreeMap::new(),
-        }
-    }
-
-    fn label(&mut self, ip: IpId, names: &Names) -> String {
-        if self.show_ips {
-            return names.name(ip).to_owned();
-        }
-        let next = self.order.len() + 1;
-        format!("IP-{}", self.order.entry(ip).or_insert(next))
-    }
-}

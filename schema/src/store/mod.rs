@@ -16,17 +16,22 @@
 //! The code is split by table family: [`moves`] (raw moves, games, the
 //! ingest transaction), [`segments`] (segmentations and their runs),
 //! [`seasons`], [`scans`] (scans, their pairs and cliques), [`marks`] (the
-//! daemon's high-water marks); [`sql`] holds the batched insert helper they
+//! daemon's high-water marks), [`users`] (accounts of the tool and their
+//! sessions), [`links`] (look-ups across scans for the web pages); [`sql`] holds the batched insert helper they
 //! share.
 
+mod links;
 mod marks;
 mod moves;
 mod scans;
 mod seasons;
 mod segments;
 mod sql;
+mod users;
 
+pub use links::AccountPair;
 pub use moves::IngestBatch;
+pub use users::{NewSession, Role, Session, User};
 
 use crate::model::*;
 use crate::season::Season;
