@@ -1,7 +1,8 @@
 //! # detect-schema
 //!
 //! The vocabulary every other crate of `detect` speaks: moves, segments,
-//! seasons, candidate pairs and the evidence behind a similarity score.
+//! seasons, candidate pairs and the evidence behind a similarity score, and
+//! moderators' verdicts.
 //!
 //! With the `store` feature it also holds the SQL migrations (SQLite and
 //! PostgreSQL) and [`store::Store`], the only place in `detect` that talks to a
@@ -14,6 +15,8 @@ pub mod model;
 pub mod season;
 #[cfg(feature = "store")]
 pub mod store;
+pub mod verdict;
 
 pub use model::*;
 pub use season::{Season, SeasonError};
+pub use verdict::{AuditEntry, NewVerdict, Verdict, VerdictKind};

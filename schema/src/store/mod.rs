@@ -16,10 +16,13 @@
 //! The code is split by table family: [`moves`] (raw moves, games, the
 //! ingest transaction), [`segments`] (segmentations and their runs),
 //! [`seasons`], [`scans`] (scans, their pairs and cliques), [`marks`] (the
-//! daemon's high-water marks), [`users`] (accounts of the tool and their
-//! sessions), [`links`] (look-ups across scans for the web pages); [`sql`] holds the batched insert helper they
-//! share.
+//! daemon's high-water marks), [`verdicts`] and [`audit`] (append-only),
+//! [`alerts`] (alerts delivered), [`users`] (accounts of the tool and their
+//! sessions), [`links`] (look-ups across scans for the web pages); [`sql`]
+//! holds the batched insert helper they share.
 
+mod alerts;
+mod audit;
 mod links;
 mod marks;
 mod moves;
@@ -28,10 +31,12 @@ mod seasons;
 mod segments;
 mod sql;
 mod users;
+mod verdicts;
 
 pub use links::AccountPair;
 pub use moves::IngestBatch;
 pub use users::{NewSession, Role, Session, User};
+pub use verdicts::VerdictError;
 
 use crate::model::*;
 use crate::season::Season;
@@ -63,6 +68,8 @@ pub enum StoreError {
     Sql(#[from] sqlx::Error),
     #[error("the database holds data this version cannot read: {0}")]
     Corrupt(String),
+    #[error(transparent)]
+    Verdict(#[from] VerdictError),
 }
 
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;

@@ -1,0 +1,62 @@
+-- PostgreSQL twin of migrations/sqlite/0003_verdicts_audit.sql.
+-- Verdicts, the audit log and sent alerts. Verdicts and the audit log are
+-- append-only: a newer verdict supersedes an older one, nothing is changed
+-- or deleted, and the triggers below refuse any UPDATE, DELETE or TRUNCATE.
+
+-- A moderator's decision about two accounts (a pair) or more (a clique).
+CREATE TABLE verdicts (
+    id          BIGSERIAL PRIMARY KEY,
+    kind        TEXT    NOT NULL,
+    note        TEXT    NOT NULL,
+    decided_by  TEXT    NOT NULL,
+    decided_at  BIGINT  NOT NULL,
+    season      BIGINT,
+    similarity  DOUBLE PRECISION
+);
+
+-- The accounts of a verdict, one row each.
+CREATE TABLE verdict_accounts (
+    verdict_id BIGINT NOT NULL REFERENCES verdicts (id),
+    username   TEXT   NOT NULL,
+    PRIMARY KEY (verdict_id, username)
+);
+CREATE INDEX verdict_accounts_by_user ON verdict_accounts (username, verdict_id);
+
+-- Who did what, when: sign-ins, evidence views, verdicts, IP reveals.
+CREATE TABLE audit_log (
+    id      BIGSERIAL PRIMARY KEY,
+    at      BIGINT  NOT NULL,
+    by_name TEXT    NOT NULL,
+    action  TEXT    NOT NULL,
+    target  TEXT    NOT NULL
+);
+CREATE INDEX audit_log_by_time ON audit_log (at, id);
+
+-- Alerts delivered: one row per flag and destination, so a flag is never
+-- announced twice to the same webhook. `destination` is a hash of the
+-- webhook URL (the URL itself may hold a secret).
+CREATE TABLE alerts_sent (
+    flag        TEXT   NOT NULL,
+    destination TEXT   NOT NULL,
+    sent_at     BIGINT NOT NULL,
+    PRIMARY KEY (flag, destination)
+);
+
+CREATE FUNCTION detect_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION '% is append-only', TG_TABLE_NAME;
+END
+$$;
+
+CREATE TRIGGER verdicts_append_only BEFORE UPDATE OR DELETE ON verdicts
+    FOR EACH ROW EXECUTE FUNCTION detect_append_only();
+CREATE TRIGGER verdicts_no_truncate BEFORE TRUNCATE ON verdicts
+    FOR EACH STATEMENT EXECUTE FUNCTION detect_append_only();
+CREATE TRIGGER verdict_accounts_append_only BEFORE UPDATE OR DELETE ON verdict_accounts
+    FOR EACH ROW EXECUTE FUNCTION detect_append_only();
+CREATE TRIGGER verdict_accounts_no_truncate BEFORE TRUNCATE ON verdict_accounts
+    FOR EACH STATEMENT EXECUTE FUNCTION detect_append_only();
+CREATE TRIGGER audit_log_append_only BEFORE UPDATE OR DELETE ON audit_log
+    FOR EACH ROW EXECUTE FUNCTION detect_append_only();
+CREATE TRIGGER audit_log_no_truncate BEFORE TRUNCATE ON audit_log
+    FOR EACH STATEMENT EXECUTE FUNCTION detect_append_only();

@@ -1,0 +1,150 @@
+//! Verdicts (`verdicts`, `verdict_accounts`): append-only. There is no
+//! method to change or delete one, and the tables' triggers refuse it.
+
+use super::{Result, Store, StoreError};
+use crate::verdict::{newest_first, NewVerdict, Verdict, VerdictKind};
+use sqlx::Row;
+use std::collections::BTreeMap;
+
+/// The invalid verdicts [`Store::add_verdict`] refuses.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VerdictError {
+    #[error("a verdict needs at least two different accounts, got {0}")]
+    TooFewAccounts(usize),
+    #[error("a verdict needs the name of who decided")]
+    NoDecider,
+    #[error("an account name is empty")]
+    EmptyAccount,
+}
+
+const COLUMNS: &str =
+    "SELECT v.id, v.kind, v.note, v.decided_by, v.decided_at, v.season, v.similarity FROM verdicts v";
+
+impl Store {
+    /// Records a verdict (accounts sorted and deduplicated) at the current
+    /// time, in one transaction; returns its id.
+    pub async fn add_verdict(&self, v: &NewVerdict) -> Result<i64> {
+        let accounts = v.normalized_accounts();
+        if accounts.iter().any(|a| a.is_empty()) {
+            return Err(VerdictError::EmptyAccount.into());
+        }
+        if accounts.len() < 2 {
+            return Err(VerdictError::TooFewAccounts(accounts.len()).into());
+        }
+        if v.by.trim().is_empty() {
+            return Err(VerdictError::NoDecider.into());
+        }
+        let at = chrono::Utc::now().timestamp();
+        let mut tx = self.pool.begin().await?;
+        let id: i64 = sqlx::query(
+            "INSERT INTO verdicts (kind, note, decided_by, decided_at, season, similarity) \
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+        )
+        .bind(v.kind.as_str())
+        .bind(v.note.clone())
+        .bind(v.by.clone())
+        .bind(at)
+        .bind(v.season.map(i64::from))
+        .bind(v.similarity)
+        .fetch_one(&mut *tx)
+        .await?
+        .try_get(0)?;
+        for a in accounts {
+            sqlx::query("INSERT INTO verdict_accounts (verdict_id, username) VALUES ($1, $2)")
+                .bind(id)
+                .bind(a)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(id)
+    }
+
+    /// The verdicts that speak about both accounts (pair verdicts on them and
+    /// clique verdicts containing both), newest first.
+    pub async fn verdicts_for_pair(&self, a: &str, b: &str) -> Result<Vec<Verdict>> {
+        if a == b {
+            return Ok(Vec::new());
+        }
+        self.verdicts_where(
+            " WHERE v.id IN (SELECT x.verdict_id FROM verdict_accounts x \
+             JOIN verdict_accounts y ON y.verdict_id = x.verdict_id \
+             WHERE x.username = $1 AND y.username = $2)",
+            &[a, b],
+        )
+        .await
+    }
+
+    /// The verdicts naming an account, newest first.
+    pub async fn verdicts_for_account(&self, x: &str) -> Result<Vec<Verdict>> {
+        self.verdicts_where(
+            " WHERE v.id IN (SELECT verdict_id FROM verdict_accounts WHERE username = $1)",
+            &[x],
+        )
+        .await
+    }
+
+    /// Every verdict, newest first.
+    pub async fn verdicts(&self) -> Result<Vec<Verdict>> {
+        self.verdicts_where("", &[]).await
+    }
+
+    async fn verdicts_where(&self, filter: &str, args: &[&str]) -> Result<Vec<Verdict>> {
+        let sql = format!("{COLUMNS}{filter}");
+        let mut q = sqlx::query(&sql);
+        for a in args {
+            q = q.bind(a.to_string());
+        }
+        let rows = q.fetch_all(&self.pool).await?;
+        let mut verdicts = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let kind: String = r.try_get(1)?;
+            let season: Option<i64> = r.try_get(5)?;
+            verdicts.push(Verdict {
+                id: r.try_get(0)?,
+                accounts: Vec::new(),
+                kind: kind
+                    .parse::<VerdictKind>()
+                    .map_err(|e| StoreError::Corrupt(e.to_string()))?,
+                note: r.try_get(2)?,
+                by: r.try_get(3)?,
+                at: r.try_get(4)?,
+                season: season.map(|s| s as u32),
+                similarity: r.try_get(6)?,
+            });
+        }
+        let accounts = self.verdict_accounts(filter, args).await?;
+        for v in &mut verdicts {
+            v.accounts = accounts.get(&v.id).cloned().unwrap_or_default();
+        }
+        newest_first(&mut verdicts);
+        Ok(verdicts)
+    }
+
+    /// The accounts of the verdicts `filter` selects, sorted, by verdict id.
+    async fn verdict_accounts(
+        &self,
+        filter: &str,
+        args: &[&str],
+    ) -> Result<BTreeMap<i64, Vec<String>>> {
+        let sql = format!(
+            "SELECT va.verdict_id, va.username FROM verdict_accounts va \
+             WHERE va.verdict_id IN (SELECT v.id FROM verdicts v{filter}) \
+             ORDER BY va.verdict_id"
+        );
+        let mut q = sqlx::query(&sql);
+        for a in args {
+            q = q.bind(a.to_string());
+        }
+        let mut out: BTreeMap<i64, Vec<String>> = BTreeMap::new();
+        for r in q.fetch_all(&self.pool).await? {
+            out.entry(r.try_get(0)?).or_default().push(r.try_get(1)?);
+        }
+        // Sorted here, not in SQL: PostgreSQL's collation may differ from
+        // byte order.
+        for names in out.values_mut() {
+            names.sort();
+        }
+        Ok(out)
+    }
+}
