@@ -31,6 +31,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Eval(args) => commands::simulate::run_eval(&db, args).await,
         Command::Demo(args) => commands::simulate::run_demo(args).await,
         Command::Daemon(args) => daemon::run(&db, args).await,
+        Command::Serve(args) => commands::serve::run(&db, args).await,
+        Command::User(cmd) => commands::user::run(&db, cmd).await,
     }
 }
 

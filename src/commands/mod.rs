@@ -5,4 +5,6 @@ pub mod ingest;
 pub mod pictures;
 pub mod scan;
 pub mod season;
+pub mod serve;
 pub mod simulate;
+pub mod user;

@@ -112,4 +112,3 @@ pub async fn run_explain(db: &str, args: ExplainArgs) -> Result<()> {
     print!("{text}");
     Ok(())
 }
-

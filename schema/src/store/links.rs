@@ -14,6 +14,11 @@ pub struct AccountPair {
     pub similarity: f64,
     /// Windows of `user_a` where both moved from one IP.
     pub same_ip_count: u64,
+    /// The scan's threshold and bucket size, and its season's time bounds.
+    pub threshold: f64,
+    pub bucket_seconds: i64,
+    pub season_from: Option<i64>,
+    pub season_to: Option<i64>,
 }
 
 impl Store {
@@ -31,7 +36,8 @@ impl Store {
     /// season, by season.
     pub async fn pairs_of_account(&self, account: &str) -> Result<Vec<AccountPair>> {
         let rows = sqlx::query(
-            "SELECT s.season, s.id, p.user_a, p.user_b, p.similarity, p.same_ip_count \
+            "SELECT s.season, s.id, p.user_a, p.user_b, p.similarity, p.same_ip_count, \
+             s.threshold, s.bucket_seconds, s.season_from, s.season_to \
              FROM scan_pairs p JOIN scans s ON s.id = p.scan_id \
              WHERE s.id IN (SELECT MAX(id) FROM scans GROUP BY season) \
              AND (p.user_a = $1 OR p.user_b = $1) \
@@ -49,6 +55,10 @@ impl Store {
                     user_b: r.try_get(3)?,
                     similarity: r.try_get(4)?,
                     same_ip_count: r.try_get::<i64, _>(5)? as u64,
+                    threshold: r.try_get(6)?,
+                    bucket_seconds: r.try_get(7)?,
+                    season_from: r.try_get(8)?,
+                    season_to: r.try_get(9)?,
                 })
             })
             .collect()
