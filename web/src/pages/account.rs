@@ -13,6 +13,9 @@ use schema::{day_of, Segments};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
+/// A pair's two directions: from the account to the other, and back.
+type Directions<'p> = (Option<&'p AccountPair>, Option<&'p AccountPair>);
+
 pub struct LinkRow {
     pub other: AccountLink,
     pub season: u32,
@@ -84,8 +87,7 @@ pub async fn account(
         .await?;
     let pairs = state.store().pairs_of_account(&name).await?;
     // Both directions of a pair in a season, keyed by (season, other).
-    let mut both: BTreeMap<(u32, String), (Option<&AccountPair>, Option<&AccountPair>)> =
-        BTreeMap::new();
+    let mut both: BTreeMap<(u32, String), Directions> = BTreeMap::new();
     for p in &pairs {
         if p.user_a == name {
             both.entry((p.season, p.user_b.clone())).or_default().0 = Some(p);
