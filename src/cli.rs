@@ -57,6 +57,11 @@ pub enum Command {
     /// Manage who may sign in to `detect serve`.
     #[command(subcommand)]
     User(UserCommand),
+    /// Record a verdict on a pair or clique of accounts, or list verdicts.
+    #[command(subcommand)]
+    Verdict(VerdictCommand),
+    /// Print the audit log: sign-ins, evidence viewed, verdicts, IP reveals.
+    Audit(AuditArgs),
 }
 
 #[derive(Debug, Args)]
@@ -217,6 +222,11 @@ pub struct ReportArgs {
     /// Show raw IP addresses instead of pseudonyms in pictures.
     #[arg(long)]
     pub show_ips: bool,
+    /// A known relationship (different people, cleared) is flagged again,
+    /// re-opened, when its similarity rises more than this above the level
+    /// at which it was decided.
+    #[arg(long, default_value_t = scoring::DEFAULT_REOPEN_MARGIN)]
+    pub reopen_margin: f64,
     #[command(flatten)]
     pub scan: ScanOptions,
 }
@@ -309,4 +319,55 @@ pub struct DemoArgs {
     /// The simulated world's seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum VerdictCommand {
+    /// Record a verdict: two accounts for a pair, more for a whole clique.
+    /// A newer verdict supersedes an older one; none is ever deleted.
+    Set(VerdictSetArgs),
+    /// List verdicts, newest first.
+    List(VerdictListArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct VerdictSetArgs {
+    /// The accounts: two for a pair, more for a clique.
+    #[arg(required = true, num_args = 2..)]
+    pub accounts: Vec<String>,
+    /// same-person, suspicious, household, shared-network or cleared.
+    #[arg(long = "as", value_name = "KIND")]
+    pub kind: schema::VerdictKind,
+    /// Why (kept for appeals).
+    #[arg(long, default_value = "")]
+    pub note: String,
+    /// Who decided.
+    #[arg(long)]
+    pub by: String,
+    /// The season the decision is about; its newest scan gives the similarity
+    /// at decision time [default: the newest scan holding these accounts].
+    #[arg(long)]
+    pub season: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct VerdictListArgs {
+    /// Only verdicts naming this account.
+    #[arg(long)]
+    pub account: Option<String>,
+    #[arg(long, value_enum, default_value_t = EvalFormat::Text)]
+    pub format: EvalFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// Only entries from this day on (YYYY-MM-DD, UTC) or this moment
+    /// (YYYY-MM-DD HH:MM:SS, UTC).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only entries by this user.
+    #[arg(long)]
+    pub by: Option<String>,
+    #[arg(long, value_enum, default_value_t = EvalFormat::Text)]
+    pub format: EvalFormat,
 }

@@ -33,6 +33,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Daemon(args) => daemon::run(&db, args).await,
         Command::Serve(args) => commands::serve::run(&db, args).await,
         Command::User(cmd) => commands::user::run(&db, cmd).await,
+        Command::Verdict(args) => commands::verdict::run(&db, args).await,
+        Command::Audit(args) => commands::audit::run(&db, args).await,
     }
 }
 

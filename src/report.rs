@@ -4,6 +4,8 @@
 //! mismatch,delay_match,delay_mismatch`) and fills them, then adds every
 //! evidence column. JSON field names are stable.
 
+pub mod known;
+
 use crate::commands::season::describe;
 use anyhow::Context;
 use ingest::time::format_utc;

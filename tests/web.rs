@@ -387,6 +387,16 @@ async fn moderators_work_in_a_real_browser() {
     );
     assert_clean(&c, &ips, false).await;
 
+    // The season now lists the pair among known relationships, not flags.
+    c.goto(&format!("{base}/season/1")).await.unwrap();
+    let known = text_of(&c, "#known").await;
+    assert!(
+        known.contains(HOSTILE_A) && known.contains("household"),
+        "{known}"
+    );
+    assert!(!text_of(&c, "#flagged").await.contains(HOSTILE_A));
+    c.goto(clique_url.as_str()).await.unwrap();
+
     // A forged form without the CSRF token is refused.
     forge(
         &c,

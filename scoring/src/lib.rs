@@ -3,7 +3,8 @@
 //! The method: candidate pairs (who shared an IP on a day), the asymmetric
 //! similarity of each directed pair over a sliding window of three segments
 //! with its stall-length boost, the evidence behind each score, flags and
-//! cliques (SPEC sections 3 to 5).
+//! cliques (SPEC sections 3 to 5), and the triage of flags against
+//! moderators' verdicts.
 //!
 //! Pure and parallel: it takes [`schema::Segments`] and a [`schema::Season`]
 //! and returns a [`schema::ScanResult`]. It reads no file and opens no
@@ -13,11 +14,13 @@ pub mod both_ways;
 pub mod candidates;
 pub mod cliques;
 pub mod similarity;
+pub mod triage;
 
 pub use both_ways::{both_ways, BothWays};
 pub use candidates::{candidate_pairs, participants};
 pub use cliques::cliques;
 pub use similarity::{contributions, score_pair, PairOutcome};
+pub use triage::{to_review, triage, Triage, DEFAULT_REOPEN_MARGIN};
 
 use rayon::prelude::*;
 use schema::{Epoch, PairScore, ScanParams, ScanResult, Season, SeasonError, Segment, Segments};

@@ -1,5 +1,6 @@
 //! One module per command family.
 
+pub mod audit;
 pub mod buckets;
 pub mod ingest;
 pub mod pictures;
@@ -8,3 +9,4 @@ pub mod season;
 pub mod serve;
 pub mod simulate;
 pub mod user;
+pub mod verdict;

@@ -2,6 +2,7 @@
 
 use crate::cli::{ExplainArgs, Format, ReportArgs, ScanArgs};
 use crate::pipeline::{self, scan_params};
+use crate::report::known::{self, Reviewed};
 use crate::report::{self, ScanInfo};
 use anyhow::Result;
 use schema::{ScanResult, Season};
@@ -41,7 +42,9 @@ pub async fn run_report(db: &str, args: ReportArgs) -> Result<()> {
             scan_id: None,
             created_at: None,
         };
-        return print_report(args.format, &season, &info, &result, args.all);
+        // Logs read into memory meet no store: no verdicts.
+        let reviewed = Reviewed::new(&result, &[], args.all, args.reopen_margin);
+        return print_report(args.format, &season, &info, &result, &reviewed, args.all);
     }
     let number = args.season.expect("clap requires --season without --input");
     let store = pipeline::open_store(db).await?;
@@ -51,11 +54,25 @@ pub async fn run_report(db: &str, args: ReportArgs) -> Result<()> {
         scan_id: Some(scan.id),
         created_at: Some(scan.created_at),
     };
-    print_report(args.format, &season, &info, &scan.result, args.all)?;
+    let verdicts = store.verdicts().await?;
+    let reviewed = Reviewed::new(&scan.result, &verdicts, args.all, args.reopen_margin);
+    print_report(
+        args.format,
+        &season,
+        &info,
+        &scan.result,
+        &reviewed,
+        args.all,
+    )?;
     if let Some(dir) = &args.out {
         let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
+        let shown = schema::store::StoredScan {
+            result: reviewed.to_review.clone(),
+            ..scan.clone()
+        };
         let index =
-            super::pictures::write_report_dir(dir, &season, &scan, &segments, args.show_ips)?;
+            super::pictures::write_report_dir(dir, &season, &shown, &segments, args.show_ips)?;
+        known::add_sections_to_page(&index, &reviewed)?;
         eprintln!("report written to {}", index.display());
     }
     store.close().await;
@@ -67,26 +84,29 @@ fn print_report(
     season: &Season,
     info: &ScanInfo,
     result: &ScanResult,
+    reviewed: &Reviewed,
     all: bool,
 ) -> Result<()> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     match format {
-        Format::Text => report::write_text(&mut out, season, info, result, all)?,
+        Format::Text => known::write_text_reviewed(&mut out, season, info, reviewed, all)?,
         Format::Json => {
-            report::write_json(&mut out, season, info, result, all)?;
+            known::write_json_reviewed(&mut out, season, info, reviewed, all)?;
             writeln!(out)?;
         }
-        Format::Csv => report::write_csv(&mut out, result, all)?,
+        Format::Csv => known::write_csv_reviewed(&mut out, result, reviewed, all)?,
         Format::Html => {
             let page = viz::ReportPage {
                 title: format!("detect: season {}", season.number),
                 season: season.number,
-                result,
+                result: &reviewed.to_review,
                 clique_svgs: Vec::new(),
                 distribution_svg: None,
                 generated_note: report::describe_scan(season, info),
             };
-            out.write_all(viz::report_html(&page).as_bytes())?;
+            let sections = viz::verdict_sections_html(&reviewed.triage, reviewed.margin);
+            let html = viz::known::with_sections(&viz::report_html(&page), &sections);
+            out.write_all(html.as_bytes())?;
         }
     }
     out.flush()?;

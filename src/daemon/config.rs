@@ -34,6 +34,10 @@ struct RawConfig {
     schedule: Option<RawSchedule>,
     #[serde(default, rename = "source")]
     sources: Vec<RawSource>,
+    public_url: Option<String>,
+    reopen_margin: Option<f64>,
+    #[serde(default, rename = "alert")]
+    alerts: Vec<super::alerts::RawAlert>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -168,6 +172,13 @@ pub struct Config {
     pub ingest_schedule: Option<String>,
     pub scan_schedule: Option<String>,
     pub sources: Vec<Source>,
+    /// Where moderators reach `detect serve`, for links in alerts.
+    pub public_url: Option<url::Url>,
+    /// How far above its decided level a known relationship must rise to
+    /// be flagged again.
+    pub reopen_margin: f64,
+    /// Webhooks alerted of new flags.
+    pub alerts: Vec<super::alerts::AlertTarget>,
 }
 
 /// Where moves come from.
@@ -299,6 +310,26 @@ impl Config {
                 )));
             }
         }
+        let public_url = raw
+            .public_url
+            .map(|u| super::alerts::check_public_url(&u))
+            .transpose()
+            .map_err(fail)?;
+        let reopen_margin = raw.reopen_margin.unwrap_or(scoring::DEFAULT_REOPEN_MARGIN);
+        if !(0.0..=1.0).contains(&reopen_margin) {
+            return Err(fail(format!(
+                "reopen_margin must lie between 0 and 1, not {reopen_margin}"
+            )));
+        }
+        let mut alerts = Vec::new();
+        for (i, a) in raw.alerts.into_iter().enumerate() {
+            let n = i + 1;
+            alerts.push(
+                super::alerts::check_alert(a).map_err(|m| {
+                    fail(format!("alert {n} (the [[alert]] table number {n}): {m}"))
+                })?,
+            );
+        }
         Ok(Config {
             path: path.to_owned(),
             database: raw.database,
@@ -313,6 +344,9 @@ impl Config {
             ingest_schedule,
             scan_schedule,
             sources,
+            public_url,
+            reopen_margin,
+            alerts,
         })
     }
 }

@@ -33,6 +33,7 @@
 //! before writing each report), so that tests can kill the daemon mid-tick
 //! or make ticks outlast their schedule.
 
+pub mod alerts;
 pub mod config;
 pub mod reports;
 pub mod sources;

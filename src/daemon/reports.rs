@@ -2,7 +2,8 @@
 //! temporary name and renamed into place, so a reader never sees half a
 //! report, even if the daemon is killed while writing.
 
-use crate::report::{self, write_atomically, ScanInfo};
+use crate::report::known::{self, Reviewed};
+use crate::report::{write_atomically, ScanInfo};
 use anyhow::Result;
 use schema::store::StoredScan;
 use schema::{Season, Segments};
@@ -10,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 /// Writes the report of one season's scan into `dir`: `season-N.json`
 /// (the format of `detect report --format json`) and `season-N.txt` (the
-/// text report). Returns the files written.
+/// text report), known relationships apart as `reviewed` sorted them.
+/// Returns the files written.
 ///
 /// This is the one place that decides what a scan tick publishes: the HTML
 /// report and the SVG timelines of cliques go here too, written with
@@ -19,6 +21,7 @@ pub fn write_season_report(
     dir: &Path,
     season: &Season,
     scan: &StoredScan,
+    reviewed: &Reviewed,
     segments: &Segments,
 ) -> Result<Vec<PathBuf>> {
     let info = ScanInfo {
@@ -28,20 +31,25 @@ pub fn write_season_report(
     let n = season.number;
     let json = dir.join(format!("season-{n}.json"));
     write_atomically(&json, |out| {
-        report::write_json(&mut *out, season, &info, &scan.result, false)?;
+        known::write_json_reviewed(&mut *out, season, &info, reviewed, false)?;
         writeln!(out)?;
         Ok(())
     })?;
     let text = dir.join(format!("season-{n}.txt"));
     write_atomically(&text, |out| {
-        report::write_text(out, season, &info, &scan.result, false)
+        known::write_text_reviewed(out, season, &info, reviewed, false)
     })?;
+    let shown = StoredScan {
+        result: reviewed.to_review.clone(),
+        ..scan.clone()
+    };
     let html = crate::commands::pictures::write_report_dir(
         &dir.join(format!("season-{n}")),
         season,
-        scan,
+        &shown,
         segments,
         false,
     )?;
+    known::add_sections_to_page(&html, reviewed)?;
     Ok(vec![json, text, html])
 }

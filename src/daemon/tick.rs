@@ -1,11 +1,13 @@
 //! One tick: ingest what is new from every source; on a scan tick, also
 //! rescan the active seasons, write their reports and log what changed.
 
+use super::alerts;
 use super::config::{Config, Seasons};
 use super::reports::write_season_report;
 use super::sources::Live;
 use super::Control;
 use crate::pipeline::{self, bucket_seconds, rethreshold};
+use crate::report::known::Reviewed;
 use anyhow::Result;
 use schema::season::seasons_in_game_names;
 use schema::store::Store;
@@ -219,7 +221,9 @@ async fn scan_season(
         *segments = Some(pipeline::segments(store, params.bucket_seconds, None).await?);
     }
     let segs = segments.as_ref().expect("just set");
-    let files = write_season_report(&ctx.config.report_dir, &season, &scan, segs)?;
+    let verdicts = store.verdicts().await?;
+    let reviewed = Reviewed::new(&scan.result, &verdicts, false, ctx.config.reopen_margin);
+    let files = write_season_report(&ctx.config.report_dir, &season, &scan, &reviewed, segs)?;
     let s = crate::report::summary(&scan.result);
     tracing::info!(
         "season {number}: {} participants, {} candidate pairs, {} flagged pairs, {} cliques; scan #{} ({}); report {}",
@@ -236,6 +240,11 @@ async fn scan_season(
         tracing::info!("season {number}: {line}");
     }
     memory.flags.insert(number, now);
+    let alerts = alerts::alerts_for(number, &reviewed.triage, ctx.config.public_url.as_ref());
+    let failed = alerts::deliver(store, &ctx.config.alerts, &alerts).await;
+    if !failed.is_empty() {
+        anyhow::bail!("{}", failed.join("; "));
+    }
     Ok(())
 }
 

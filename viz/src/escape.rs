@@ -7,6 +7,9 @@
 //! escaped or not, with [`xml_safe`].
 //!
 //! HTML is written by hand here, so every string goes through [`html`].
+//!
+//! Text for a terminal (reports, verdict lists, the audit log) goes through
+//! [`terminal`]: no control character reaches the screen.
 
 use std::borrow::Cow;
 
@@ -47,6 +50,24 @@ pub fn html(s: &str) -> String {
     out
 }
 
+/// `s` for one line of terminal text: control characters (escape sequences
+/// included) become U+FFFD, tabs and line breaks a space. Borrows when there
+/// is nothing to replace.
+pub fn terminal(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(
+        s.chars()
+            .map(|c| match c {
+                '\t' | '\n' | '\r' => ' ',
+                c if c.is_control() => '\u{FFFD}',
+                c => c,
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,6 +87,15 @@ mod tests {
         assert_eq!(xml_safe("a\u{1}b\tc\u{FFFF}"), "a\u{FFFD}b\tc\u{FFFD}");
         assert!(matches!(xml_safe("plain"), Cow::Borrowed(_)));
         assert_eq!(html("x\u{0}"), "x\u{FFFD}");
+    }
+
+    #[test]
+    fn terminal_text_carries_no_control_character() {
+        assert_eq!(
+            terminal("a\u{1b}[31mb\nc\u{9b}d"),
+            "a\u{FFFD}[31mb c\u{FFFD}d"
+        );
+        assert!(matches!(terminal("<script>&'\""), Cow::Borrowed(_)));
     }
 
     /// The SVG code relies on the `svg` crate escaping; this pins that

@@ -27,6 +27,7 @@ pub mod chart;
 pub mod escape;
 pub mod explain;
 pub mod html;
+pub mod known;
 pub mod timeline;
 
 mod fmt;
@@ -34,6 +35,7 @@ mod fmt;
 pub use chart::{compare, distribution, Series};
 pub use explain::{explain, ExplainError};
 pub use html::{report_html, ReportPage};
+pub use known::verdict_sections_html;
 pub use timeline::{timeline, TimelineOptions};
 
 /// The colours given to users, in order of their sorted names (Tableau 10).

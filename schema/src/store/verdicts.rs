@@ -89,6 +89,49 @@ impl Store {
         self.verdicts_where("", &[]).await
     }
 
+    /// The level at which a verdict on `accounts` is decided: from the
+    /// newest scan (of `season`, when given) that scored a pair among them,
+    /// its season and the largest similarity among them.
+    pub async fn decision_level(
+        &self,
+        accounts: &[String],
+        season: Option<u32>,
+    ) -> Result<Option<(u32, f64)>> {
+        if accounts.is_empty() {
+            return Ok(None);
+        }
+        let n = accounts.len();
+        let list = |from: usize| {
+            (from..from + n)
+                .map(|i| format!("${i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let mut sql = format!(
+            "SELECT sp.scan_id, s.season, MAX(sp.similarity) FROM scan_pairs sp \
+             JOIN scans s ON s.id = sp.scan_id \
+             WHERE sp.user_a IN ({}) AND sp.user_b IN ({})",
+            list(1),
+            list(n + 1)
+        );
+        if season.is_some() {
+            sql.push_str(&format!(" AND s.season = ${}", 2 * n + 1));
+        }
+        sql.push_str(" GROUP BY sp.scan_id, s.season ORDER BY sp.scan_id DESC LIMIT 1");
+        let mut q = sqlx::query(&sql);
+        for a in accounts.iter().chain(accounts) {
+            q = q.bind(a.clone());
+        }
+        if let Some(s) = season {
+            q = q.bind(i64::from(s));
+        }
+        let Some(row) = q.fetch_optional(&self.pool).await? else {
+            return Ok(None);
+        };
+        let season: i64 = row.try_get(1)?;
+        Ok(Some((season as u32, row.try_get(2)?)))
+    }
+
     async fn verdicts_where(&self, filter: &str, args: &[&str]) -> Result<Vec<Verdict>> {
         let sql = format!("{COLUMNS}{filter}");
         let mut q = sqlx::query(&sql);

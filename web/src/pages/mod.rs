@@ -71,11 +71,3 @@ pub fn verdict_choices() -> Vec<(&'static str, &'static str)> {
         .map(|k| (k.as_str(), k.label()))
         .collect()
 }
-
-/// The newest verdict covering both accounts, if any.
-pub fn latest_verdict<'v>(verdicts: &'v [Verdict], a: &str, b: &str) -> Option<&'v Verdict> {
-    verdicts
-        .iter()
-        .filter(|v| v.covers(a, b))
-        .max_by_key(|v| (v.at, v.id))
-}

@@ -1,7 +1,7 @@
 //! The seasons, each with its latest scan: flagged pairs and cliques, as the
 //! report shows them, each linking to its evidence.
 
-use super::{latest_scan, latest_verdict, AccountLink, VerdictRow};
+use super::{latest_scan, AccountLink, VerdictRow};
 use crate::auth::SignedIn;
 use crate::render::{clique_href, page, pair_href, sim, when, Me};
 use crate::{AppState, WebError};
@@ -52,6 +52,8 @@ pub struct PairRow {
     pub same_ip: u64,
     pub href: String,
     pub verdict: Option<VerdictRow>,
+    /// A known relationship whose similarity rose past its decided level.
+    pub reopened: bool,
 }
 
 pub struct CliqueRow {
@@ -59,6 +61,8 @@ pub struct CliqueRow {
     pub members: Vec<AccountLink>,
     pub href: String,
     pub verdict: Option<VerdictRow>,
+    /// It holds a flag to review (not only known relationships).
+    pub to_review: bool,
 }
 
 #[derive(Template)]
@@ -84,8 +88,14 @@ pub async fn season(
     let verdicts = state.store().verdicts().await?;
     let result = &scan.result;
     let t = result.params.threshold;
-    let (mut flagged, mut known) = (Vec::new(), Vec::new());
-    for r in scoring::both_ways(result, false) {
+    // One path for the report and the pages: scoring::triage.
+    let triage = scoring::triage(
+        result,
+        &verdicts,
+        false,
+        scoring::triage::DEFAULT_REOPEN_MARGIN,
+    );
+    let row = |r: &scoring::BothWays, v: Option<&schema::verdict::Verdict>, reopened: bool| {
         let shown = |p: Option<&schema::PairScore>| {
             p.map(|p| {
                 let mark = if p.similarity >= t { " *" } else { "" };
@@ -93,8 +103,7 @@ pub async fn season(
             })
             .unwrap_or_else(|| "-".to_owned())
         };
-        let v = latest_verdict(&verdicts, r.a, r.b);
-        let row = PairRow {
+        PairRow {
             a: AccountLink::of(r.a),
             b: AccountLink::of(r.b),
             ab: shown(r.ab),
@@ -102,13 +111,19 @@ pub async fn season(
             same_ip: r.ab.or(r.ba).map_or(0, |p| p.evidence.same_ip.count),
             href: pair_href(number, r.a, r.b),
             verdict: v.map(VerdictRow::of),
-        };
-        if v.is_some_and(|v| v.kind.is_known_relationship()) {
-            known.push(row);
-        } else {
-            flagged.push(row);
+            reopened,
         }
-    }
+    };
+    let flagged = triage
+        .flags
+        .iter()
+        .map(|f| row(&f.pair, f.verdict, f.reopened))
+        .collect();
+    let known = triage
+        .known
+        .iter()
+        .map(|k| row(&k.pair, Some(k.verdict), false))
+        .collect();
     let cliques = result
         .cliques
         .iter()
@@ -117,11 +132,8 @@ pub async fn season(
             number: i + 1,
             members: c.members.iter().map(|m| AccountLink::of(m)).collect(),
             href: clique_href(number, i + 1),
-            verdict: verdicts
-                .iter()
-                .filter(|v| v.is_clique() && v.accounts == c.members)
-                .max_by_key(|v| (v.at, v.id))
-                .map(VerdictRow::of),
+            to_review: triage.cliques.iter().any(|r| r.number == i + 1),
+            verdict: scoring::triage::clique_verdict(&verdicts, &c.members).map(VerdictRow::of),
         })
         .collect();
     page(&SeasonPage {

@@ -1,0 +1,251 @@
+//! Reports with verdicts: a scan is first sorted by [`scoring::triage`];
+//! flags and cliques to review go through the ordinary report writers, known
+//! relationships and flagged pairs with a verdict get sections of their own
+//! (text, JSON, HTML), and CSV rows get `status` and `verdict` columns.
+
+use super::{write_csv, write_json, write_text, ScanInfo};
+use anyhow::Context;
+use ingest::time::format_utc;
+use schema::{PairScore, ScanResult, Season, Verdict};
+use scoring::triage::{to_review, Triage};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::io::Write;
+use viz::escape::terminal;
+
+/// A scan sorted against the verdicts, and the part of it to review.
+pub struct Reviewed<'a> {
+    pub triage: Triage<'a>,
+    /// The scan without known relationships, with only the cliques to
+    /// review.
+    pub to_review: ScanResult,
+    pub margin: f64,
+}
+
+impl<'a> Reviewed<'a> {
+    pub fn new(result: &'a ScanResult, verdicts: &'a [Verdict], all: bool, margin: f64) -> Self {
+        let triage = scoring::triage(result, verdicts, all, margin);
+        let to_review = to_review(result, &triage);
+        Reviewed {
+            triage,
+            to_review,
+            margin,
+        }
+    }
+}
+
+fn sim(p: Option<&PairScore>) -> String {
+    p.map_or_else(|| "-".to_owned(), |p| format!("{:.4}", p.similarity))
+}
+
+/// "different people: household, by ann on 2026-05-01 10:00:00 UTC at 0.93
+/// (verdict #4): note", control characters neutralised.
+fn decided(v: &Verdict) -> String {
+    let mut s = format!(
+        "{}, by {} on {} UTC",
+        v.kind.label(),
+        terminal(&v.by),
+        format_utc(v.at)
+    );
+    if let Some(level) = v.similarity {
+        s.push_str(&format!(" at {level:.4}"));
+    }
+    s.push_str(&format!(" (verdict #{})", v.id));
+    if !v.note.is_empty() {
+        s.push_str(": ");
+        s.push_str(&terminal(&v.note));
+    }
+    s
+}
+
+/// The text report: flags and cliques to review, then the verdict
+/// sections.
+pub fn write_text_reviewed(
+    mut out: impl Write,
+    season: &Season,
+    info: &ScanInfo,
+    r: &Reviewed,
+    all: bool,
+) -> anyhow::Result<()> {
+    write_text(&mut out, season, info, &r.to_review, all)?;
+    let with_verdict: Vec<_> = r
+        .triage
+        .flags
+        .iter()
+        .filter(|f| f.verdict.is_some())
+        .collect();
+    if !with_verdict.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Flagged pairs with a verdict")?;
+        for f in with_verdict {
+            let v = f.verdict.expect("filtered");
+            writeln!(
+                out,
+                "  {}  {}  {}{}",
+                terminal(f.pair.a),
+                terminal(f.pair.b),
+                if f.reopened { "RE-OPENED, was " } else { "" },
+                decided(v)
+            )?;
+        }
+        if r.triage.flags.iter().any(|f| f.reopened) {
+            writeln!(
+                out,
+                "  (re-opened: a known relationship whose similarity rose more than {} above the \
+                 level at which it was decided)",
+                r.margin
+            )?;
+        }
+    }
+    if !r.triage.known.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Known relationships (different people or cleared: not flagged; current scores)"
+        )?;
+        for k in &r.triage.known {
+            writeln!(
+                out,
+                "  {}  {}  sim(a,b) {}  sim(b,a) {}  {}",
+                terminal(k.pair.a),
+                terminal(k.pair.b),
+                sim(k.pair.ab),
+                sim(k.pair.ba),
+                decided(k.verdict)
+            )?;
+        }
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct JsonKnown<'a> {
+    user_a: &'a str,
+    user_b: &'a str,
+    similarity_ab: Option<f64>,
+    similarity_ba: Option<f64>,
+    verdict: &'a Verdict,
+}
+
+#[derive(Serialize)]
+struct JsonFlagVerdict<'a> {
+    user_a: &'a str,
+    user_b: &'a str,
+    reopened: bool,
+    verdict: &'a Verdict,
+}
+
+/// The JSON report of the pairs to review, with two more keys:
+/// `known_relationships` (current scores and verdict) and
+/// `flag_verdicts` (flagged pairs that carry a verdict, `reopened` marked).
+pub fn write_json_reviewed(
+    out: impl Write,
+    season: &Season,
+    info: &ScanInfo,
+    r: &Reviewed,
+    all: bool,
+) -> anyhow::Result<()> {
+    let mut buf = Vec::new();
+    write_json(&mut buf, season, info, &r.to_review, all)?;
+    let mut report: serde_json::Value = serde_json::from_slice(&buf)?;
+    let map = report
+        .as_object_mut()
+        .context("the JSON report is an object")?;
+    let s = |p: Option<&PairScore>| p.map(|p| p.similarity);
+    let known: Vec<JsonKnown> = r
+        .triage
+        .known
+        .iter()
+        .map(|k| JsonKnown {
+            user_a: k.pair.a,
+            user_b: k.pair.b,
+            similarity_ab: s(k.pair.ab),
+            similarity_ba: s(k.pair.ba),
+            verdict: k.verdict,
+        })
+        .collect();
+    let flagged: Vec<JsonFlagVerdict> = r
+        .triage
+        .flags
+        .iter()
+        .filter_map(|f| {
+            Some(JsonFlagVerdict {
+                user_a: f.pair.a,
+                user_b: f.pair.b,
+                reopened: f.reopened,
+                verdict: f.verdict?,
+            })
+        })
+        .collect();
+    map.insert("reopen_margin".into(), serde_json::to_value(r.margin)?);
+    map.insert("known_relationships".into(), serde_json::to_value(known)?);
+    map.insert("flag_verdicts".into(), serde_json::to_value(flagged)?);
+    serde_json::to_writer_pretty(out, &report)?;
+    Ok(())
+}
+
+/// The CSV report of every listed pair, known relationships included, with
+/// two more columns: `status` (`flag`, `re-opened`, `known` or `scored`)
+/// and `verdict` (the current verdict's kind, if any).
+pub fn write_csv_reviewed(
+    out: impl Write,
+    result: &ScanResult,
+    r: &Reviewed,
+    all: bool,
+) -> anyhow::Result<()> {
+    let mut buf = Vec::new();
+    write_csv(&mut buf, result, all)?;
+    let mut status: HashMap<(&str, &str), (&str, &str)> = HashMap::new();
+    let threshold = result.params.threshold;
+    for f in &r.triage.flags {
+        let s = match (f.reopened, f.pair.max() >= threshold) {
+            (true, _) => "re-opened",
+            (false, true) => "flag",
+            (false, false) => "scored",
+        };
+        status.insert(
+            (f.pair.a, f.pair.b),
+            (s, f.verdict.map_or("", |v| v.kind.as_str())),
+        );
+    }
+    for k in &r.triage.known {
+        status.insert((k.pair.a, k.pair.b), ("known", k.verdict.kind.as_str()));
+    }
+    let mut rd = csv::Reader::from_reader(buf.as_slice());
+    let header = rd.headers()?.clone();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .with_context(|| format!("the CSV report has no {name} column"))
+    };
+    let (ia, ib) = (col("user_a")?, col("user_b")?);
+    let mut w = csv::Writer::from_writer(out);
+    let mut head: Vec<&str> = header.iter().collect();
+    head.extend(["status", "verdict"]);
+    w.write_record(&head)?;
+    for row in rd.records() {
+        let row = row?;
+        let (a, b) = (&row[ia], &row[ib]);
+        let key = if a < b { (a, b) } else { (b, a) };
+        let (s, v) = status.get(&key).copied().unwrap_or(("scored", ""));
+        let mut cells: Vec<&str> = row.iter().collect();
+        cells.extend([s, v]);
+        w.write_record(&cells)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// Adds the verdict sections to a written report page (`index.html`), in
+/// place and atomically.
+pub fn add_sections_to_page(index: &std::path::Path, r: &Reviewed) -> anyhow::Result<()> {
+    let sections = viz::verdict_sections_html(&r.triage, r.margin);
+    if sections.is_empty() {
+        return Ok(());
+    }
+    let page = std::fs::read_to_string(index)
+        .with_context(|| format!("cannot read {}", index.display()))?;
+    let page = viz::known::with_sections(&page, &sections);
+    super::write_atomically(index, |out| Ok(out.write_all(page.as_bytes())?))
+}
