@@ -7,7 +7,13 @@ use std::path::PathBuf;
 /// Finds players who play one asynchronous board game through several
 /// accounts, and shows moderators the evidence.
 #[derive(Debug, Parser)]
-#[command(name = "detect", version, about, propagate_version = true)]
+#[command(
+    name = "detect",
+    version,
+    about,
+    propagate_version = true,
+    after_help = "A keyed store hashes every IP address before storing it: set DETECT_IP_KEY to its key."
+)]
 pub struct Cli {
     /// The store: an SQLite file (`detect.db`, `sqlite://path`) or a
     /// PostgreSQL URL (`postgres://user:pass@host/db`).
@@ -52,6 +58,11 @@ pub enum Command {
     Demo(DemoArgs),
     /// Run scheduled ingests and scans from a TOML configuration.
     Daemon(DaemonArgs),
+    /// Delete raw moves and IP rows older than a cutoff (scans stay).
+    Purge(crate::commands::purge::PurgeArgs),
+    /// Which accounts moved from an IP address (hashed with the store's key).
+    #[command(subcommand)]
+    Ip(crate::commands::ip::IpCommand),
     /// Serve the moderators' web application on the store.
     Serve(ServeArgs),
     /// Manage who may sign in to `detect serve`.
@@ -156,6 +167,10 @@ pub struct SeasonAddArgs {
 pub struct BucketsArgs {
     #[arg(long)]
     pub season: u32,
+    /// Print the IPs as stored (raw, or their keyed hashes in a keyed store)
+    /// instead of pseudonyms IP-1, IP-2, ...
+    #[arg(long)]
+    pub show_ips: bool,
     /// Bucket size in minutes.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440))]
     pub bucket_minutes: u32,

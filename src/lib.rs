@@ -11,6 +11,7 @@ pub mod commands;
 pub mod daemon;
 pub mod logging;
 pub mod pipeline;
+pub mod privacy;
 pub mod report;
 
 use cli::{Cli, Command};
@@ -35,6 +36,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::User(cmd) => commands::user::run(&db, cmd).await,
         Command::Verdict(args) => commands::verdict::run(&db, args).await,
         Command::Audit(args) => commands::audit::run(&db, args).await,
+        Command::Purge(args) => commands::purge::run(&db, args).await,
+        Command::Ip(args) => commands::ip::run(&db, args).await,
     }
 }
 

@@ -423,7 +423,9 @@ pub fn segments_from_files(
 /// The default bucket size, in minutes.
 pub const DEFAULT_BUCKET_MINUTES: u32 = (DEFAULT_BUCKET_SECONDS / 60) as u32;
 
-/// Opens the store named on the command line.
+/// Opens the store named on the command line, with the IP key of
+/// `DETECT_IP_KEY` when it is set.
 pub async fn open_store(db: &str) -> Result<Store> {
-    Ok(Store::open(db).await?)
+    let key = crate::privacy::ip_key_from_env()?;
+    Ok(Store::open(db).await?.with_ip_key(key).await?)
 }

@@ -3,7 +3,9 @@
 pub mod audit;
 pub mod buckets;
 pub mod ingest;
+pub mod ip;
 pub mod pictures;
+pub mod purge;
 pub mod scan;
 pub mod season;
 pub mod serve;

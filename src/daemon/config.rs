@@ -31,6 +31,8 @@ struct RawConfig {
     seasons: Option<Seasons>,
     current_days: Option<u32>,
     keep_scans: Option<u32>,
+    ip_key: Option<secrecy::SecretString>,
+    retention_days: Option<u32>,
     schedule: Option<RawSchedule>,
     #[serde(default, rename = "source")]
     sources: Vec<RawSource>,
@@ -168,6 +170,10 @@ pub struct Config {
     /// How many scans of each season the store keeps (older ones are
     /// deleted after a new scan).
     pub keep_scans: u32,
+    /// The key IPs are hashed with (a secret; wins over DETECT_IP_KEY).
+    pub ip_key: Option<schema::store::IpKey>,
+    /// Moves and IP rows older than this many days are purged once a day.
+    pub retention_days: Option<u32>,
     /// Cron expressions (with a seconds field), UTC.
     pub ingest_schedule: Option<String>,
     pub scan_schedule: Option<String>,
@@ -270,6 +276,15 @@ impl Config {
         if keep_scans == 0 {
             return Err(fail("keep_scans must be at least 1".into()));
         }
+        let ip_key = match raw.ip_key {
+            Some(k) => {
+                Some(schema::store::IpKey::new(k).ok_or_else(|| fail("ip_key is empty".into()))?)
+            }
+            None => None,
+        };
+        if raw.retention_days == Some(0) {
+            return Err(fail("retention_days must be at least 1".into()));
+        }
         if let Some(db) = &raw.database {
             if db.trim().is_empty() {
                 return Err(fail("database is empty".into()));
@@ -341,6 +356,8 @@ impl Config {
             seasons,
             current_days,
             keep_scans,
+            ip_key,
+            retention_days: raw.retention_days,
             ingest_schedule,
             scan_schedule,
             sources,
@@ -419,7 +436,14 @@ fn check_source(s: RawSource) -> Result<Source, String> {
                 .key
                 .filter(|k| !k.trim().is_empty())
                 .ok_or("a database source needs `key`, the column of the monotonic key")?;
-            if !query.contains("$1") {
+            let mysql = url.starts_with("mysql://") || url.starts_with("mariadb://");
+            if mysql && !query.contains('?') {
+                return Err(
+                    "the query never uses ?, the mark (MySQL writes parameters as ?): it must read only rows past it (e.g. WHERE id > ? ORDER BY id)"
+                        .into(),
+                );
+            }
+            if !mysql && !query.contains("$1") {
                 return Err(
                     "the query never uses $1, the mark: it must read only rows past it (e.g. WHERE id > $1 ORDER BY id)"
                         .into(),
@@ -435,7 +459,7 @@ fn check_source(s: RawSource) -> Result<Source, String> {
             };
             Ok(Source::Database {
                 name,
-                url: url.clone(),
+                url: url.replacen("mariadb://", "mysql://", 1),
                 query,
                 key,
                 start: s.start.unwrap_or(Mark::Int(0)),
@@ -494,6 +518,13 @@ mod tests {
         assert_eq!(c.keep_scans, 10);
         assert_eq!(c.report_dir, PathBuf::from("reports"));
         assert_eq!(parse("keep_scans = 3").unwrap().keep_scans, 3);
+        assert!(c.ip_key.is_none() && c.retention_days.is_none());
+        let keyed = parse("ip_key = \"hunter2\"\nretention_days = 90").unwrap();
+        assert_eq!(keyed.retention_days, Some(90));
+        assert!(keyed.ip_key.is_some());
+        assert!(!format!("{keyed:?}").contains("hunter2"));
+        assert!(err("ip_key = \" \"").contains("ip_key is empty"));
+        assert!(err("retention_days = 0").contains("retention_days must be at least 1"));
         assert!(err("keep_scans = 0").contains("keep_scans must be at least 1"));
         assert!(c.sources.is_empty() && c.database.is_none());
         assert!(require_schedule(&c).is_err());

@@ -36,6 +36,7 @@
 pub mod alerts;
 pub mod config;
 pub mod reports;
+pub mod retention;
 pub mod sources;
 pub mod tick;
 
@@ -218,7 +219,11 @@ pub async fn run(cli_db: &str, args: DaemonArgs) -> Result<()> {
         live.push(Live::open(source).await?);
     }
     probe_server(&url).await?;
-    let store = Store::open(&url).await?;
+    let key = match config.ip_key.clone() {
+        Some(k) => Some(k),
+        None => crate::privacy::ip_key_from_env()?,
+    };
+    let store = Store::open(&url).await?.with_ip_key(key).await?;
     std::fs::create_dir_all(&config.report_dir).with_context(|| {
         format!(
             "cannot create the report directory {}",
@@ -336,7 +341,8 @@ async fn run_scheduled(daemon: Arc<Daemon>, signals: &mut Signals) -> Result<()>
 async fn probe_server(url: &str) -> Result<()> {
     use sqlx::Connection;
     let url = normalize_url(url);
-    if url.starts_with("sqlite:") {
+    if !url.starts_with("postgres") {
+        // SQLite needs no server; another scheme is refused by the store.
         return Ok(());
     }
     sqlx::any::install_default_drivers();

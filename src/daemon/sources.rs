@@ -354,7 +354,12 @@ async fn pull_database(
             last = k;
             rows_read += 1;
             match read_move(row)? {
-                Ok(Some(m)) => moves.push(numbering.number(m)),
+                Ok(Some(m)) => {
+                    // Numbered by the IP as stored (its hash in a keyed
+                    // store): the tail kept with the mark holds no raw IP.
+                    let ip = store.stored_ip(&m.ip);
+                    moves.push(numbering.number(m, ip));
+                }
                 Ok(None) => skipped += 1,
                 Err(e) => {
                     bad += 1;
@@ -438,26 +443,22 @@ impl Numbering {
         .expect("a tail serializes")
     }
 
-    fn number(&mut self, m: Move) -> NewMove {
+    /// Numbers `m`, whose IP has the stored form `ip`.
+    fn number(&mut self, m: Move, ip: String) -> NewMove {
         let counter = match self.newest {
             Some(t) if m.timestamp < t => self
                 .older
-                .entry((
-                    m.username.clone(),
-                    m.game.clone(),
-                    m.timestamp,
-                    m.ip.clone(),
-                ))
+                .entry((m.username.clone(), m.game.clone(), m.timestamp, ip))
                 .or_insert(0),
             Some(t) if m.timestamp == t => self
                 .at_newest
-                .entry((m.username.clone(), m.game.clone(), m.ip.clone()))
+                .entry((m.username.clone(), m.game.clone(), ip))
                 .or_insert(0),
             _ => {
                 self.newest = Some(m.timestamp);
                 self.at_newest.clear();
                 self.at_newest
-                    .entry((m.username.clone(), m.game.clone(), m.ip.clone()))
+                    .entry((m.username.clone(), m.game.clone(), ip))
                     .or_insert(0)
             }
         };
@@ -575,13 +576,13 @@ mod tests {
         let mut a = Numbering::default();
         let first: Vec<u32> = [mv("x", 1), mv("x", 2), mv("y", 2), mv("x", 2)]
             .into_iter()
-            .map(|m| a.number(m).occurrence)
+            .map(|m| a.number(m, "1".into()).occurrence)
             .collect();
         assert_eq!(first, [0, 0, 0, 1]);
         let mut b = Numbering::from_tail(&a.tail()).unwrap();
         let second: Vec<u32> = [mv("x", 2), mv("y", 2), mv("x", 1), mv("x", 3), mv("x", 3)]
             .into_iter()
-            .map(|m| b.number(m).occurrence)
+            .map(|m| b.number(m, "1".into()).occurrence)
             .collect();
         assert_eq!(second, [2, 1, 0, 0, 1]);
         assert!(Numbering::from_tail("junk").is_none());

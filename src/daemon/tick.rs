@@ -128,6 +128,11 @@ pub async fn run(ctx: &Context, memory: &mut Memory, kind: Kind) -> Outcome {
         out.new_moves += pulled.new_moves;
         out.problems.extend(pulled.problems);
     }
+    if let Err(e) = super::retention::apply_daily(ctx).await {
+        let m = format!("the daily purge failed: {}", crate::error_sentence(&e));
+        tracing::warn!("{m}");
+        out.problems.push(m);
+    }
     ctx.control.pause_between_steps().await;
     if kind == Kind::Scan && !ctx.control.stopping() {
         if let Err(e) = scan_seasons(ctx, memory, &mut out).await {

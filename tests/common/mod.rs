@@ -101,6 +101,60 @@ impl TestDb {
         run_in(self.dir.path(), &self.url, args, Some(stdin))
     }
 
+    /// Runs with these environment variables (e.g. DETECT_IP_KEY).
+    pub fn run_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        run_in_env(self.dir.path(), &self.url, args, None, env)
+    }
+
+    /// Runs with these environment variables and asserts success.
+    pub fn ok_env(&self, args: &[&str], env: &[(&str, &str)]) -> String {
+        let out = self.run_env(args, env);
+        assert!(
+            out.status.success(),
+            "detect {args:?} failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8 output")
+    }
+
+    /// The raw IP addresses of `log` (what parses as one) found anywhere
+    /// in the store: its SQLite file and WAL, or a PostgreSQL dump.
+    pub fn raw_ips_stored(&self, log: &Path) -> Vec<String> {
+        // Lossy text keeps every ASCII byte: an address in it is found.
+        let text = String::from_utf8_lossy(&self.stored_bytes()).into_owned();
+        ip_addresses_of(log)
+            .into_iter()
+            .filter(|ip| text.contains(ip.as_str()))
+            .collect()
+    }
+
+    /// Every byte the store holds: the SQLite file with its WAL, or a
+    /// `pg_dump` of the PostgreSQL database (schema and data).
+    pub fn stored_bytes(&self) -> Vec<u8> {
+        match &self.pg {
+            None => {
+                let file = self.url.trim_start_matches("sqlite://");
+                let mut bytes = std::fs::read(file).expect("the SQLite file");
+                if let Ok(wal) = std::fs::read(format!("{file}-wal")) {
+                    bytes.extend(wal);
+                }
+                bytes
+            }
+            Some(_) => {
+                let out = Command::new("pg_dump")
+                    .arg(&self.url)
+                    .output()
+                    .expect("pg_dump must be installed (postgresql-client)");
+                assert!(
+                    out.status.success(),
+                    "pg_dump failed: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                out.stdout
+            }
+        }
+    }
+
     /// Runs and asserts success; returns standard output.
     pub fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
@@ -125,6 +179,18 @@ impl Drop for TestDb {
 }
 
 pub fn run_in(dir: &Path, db: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
+    run_in_env(dir, db, args, stdin, &[])
+}
+
+/// [`run_in`] with these environment variables set (DETECT_IP_KEY is
+/// unset unless given here).
+pub fn run_in_env(
+    dir: &Path,
+    db: &str,
+    args: &[&str],
+    stdin: Option<&[u8]>,
+    env: &[(&str, &str)],
+) -> Output {
     use std::io::Write;
     let mut cmd = Command::new(BIN);
     cmd.current_dir(dir)
@@ -132,6 +198,8 @@ pub fn run_in(dir: &Path, db: &str, args: &[&str], stdin: Option<&[u8]>) -> Outp
         .arg(db)
         .args(args)
         .env_remove("DETECT_DATABASE_URL")
+        .env_remove("DETECT_IP_KEY")
+        .envs(env.iter().copied())
         .env_remove("RUST_LOG")
         .stdin(if stdin.is_some() {
             Stdio::piped()
@@ -165,12 +233,12 @@ pub fn run_default_store(dir: &Path, args: &[&str]) -> Output {
         .expect("run detect")
 }
 
-/// The golden data folder beside the repository.
+/// The vendored golden data, `tests/golden` (see its README.md).
 pub fn golden_dir() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/golden");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
     assert!(
         dir.is_dir(),
-        "the golden data is missing: expected {} (shared/ beside the repository)",
+        "the golden data is missing: expected {} (vendored in the repository)",
         dir.display()
     );
     dir
@@ -259,4 +327,18 @@ pub fn bucket_records(text: &str) -> Vec<(String, i64, String, u64, u64)> {
         .collect();
     v.sort();
     v
+}
+
+/// The distinct IP addresses (v4 and v6, as written) of a JSON-lines log.
+pub fn ip_addresses_of(log: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(log).expect("the log");
+    let mut ips: Vec<String> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|v| v["ip"].as_str().map(str::to_owned))
+        .filter(|ip| ip.parse::<std::net::IpAddr>().is_ok())
+        .collect();
+    ips.sort();
+    ips.dedup();
+    ips
 }

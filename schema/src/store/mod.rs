@@ -26,6 +26,8 @@ mod audit;
 mod links;
 mod marks;
 mod moves;
+mod privacy;
+mod purge;
 mod scans;
 mod seasons;
 mod segments;
@@ -35,6 +37,8 @@ mod verdicts;
 
 pub use links::AccountPair;
 pub use moves::IngestBatch;
+pub use privacy::{network_of, IpKey, IpSighting, IP_HASH_PREFIX, NET_HASH_PREFIX};
+pub use purge::Purged;
 pub use users::{NewSession, Role, Session, User};
 pub use verdicts::VerdictError;
 
@@ -62,8 +66,20 @@ pub enum StoreError {
         #[source]
         source: sqlx::migrate::MigrateError,
     },
-    #[error("the database URL {0:?} is neither sqlite:// nor postgres://")]
+    #[error(
+        "the store URL {0:?} is neither an SQLite file (a path or sqlite://) nor PostgreSQL (postgres://)"
+    )]
     UnknownBackend(String),
+    #[error("the IP key does not match the key this store was created with")]
+    WrongIpKey,
+    #[error(
+        "this store keeps IP addresses keyed: set DETECT_IP_KEY (or ip_key in the daemon configuration) to its key"
+    )]
+    IpKeyNeeded,
+    #[error(
+        "this store already holds raw IP addresses, so an IP key cannot apply to it (a key is on from a store's first ingest): ingest into a new store"
+    )]
+    PlainStore,
     #[error("database error: {0}")]
     Sql(#[from] sqlx::Error),
     #[error("the database holds data this version cannot read: {0}")]
@@ -82,15 +98,29 @@ pub enum Backend {
 }
 
 /// Turns what a user typed into a sqlx URL: a bare path is an SQLite file.
+/// Another scheme (`mysql://`, `foo://`) is kept as it is, and
+/// [`Store::open`] refuses it.
 pub fn normalize_url(url: &str) -> String {
     if url.starts_with("sqlite:")
         || url.starts_with("postgres://")
         || url.starts_with("postgresql://")
+        || has_scheme(url)
     {
         url.to_owned()
     } else {
         format!("sqlite://{url}")
     }
+}
+
+/// Whether `url` starts with `scheme://` (a letter, then letters, digits,
+/// `+`, `-` or `.`).
+fn has_scheme(url: &str) -> bool {
+    url.split_once("://").is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    })
 }
 
 /// The URL with any password replaced by `***`, for messages and logs.
@@ -111,6 +141,8 @@ pub struct Store {
     pub(super) pool: AnyPool,
     pub(super) backend: Backend,
     url: String,
+    /// The key IPs are hashed with, in a keyed store.
+    pub(super) ip_key: Option<std::sync::Arc<IpKey>>,
 }
 
 /// The segments stored for one bucket size.
@@ -221,6 +253,7 @@ impl Store {
             pool,
             backend,
             url: shown,
+            ip_key: None,
         })
     }
 
@@ -247,6 +280,9 @@ mod tests {
     fn urls() {
         assert_eq!(normalize_url("x.db"), "sqlite://x.db");
         assert_eq!(normalize_url("sqlite::memory:"), "sqlite::memory:");
+        assert_eq!(normalize_url("dir/x.db"), "sqlite://dir/x.db");
+        assert_eq!(normalize_url("mysql://u@h/d"), "mysql://u@h/d");
+        assert_eq!(normalize_url("foo://x"), "foo://x");
         assert_eq!(
             redact_url("postgres://me:secret@localhost/db"),
             "postgres://me:***@localhost/db"

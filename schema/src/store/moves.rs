@@ -12,10 +12,13 @@ impl Store {
     /// Starts an ingest: nothing is visible to others until
     /// [`IngestBatch::commit`], and dropping the batch rolls it back.
     pub async fn begin_ingest(&self) -> Result<IngestBatch<'_>> {
+        let mut tx = self.pool.begin().await?;
+        super::privacy::check_ingest_key(&mut tx, self.ip_key.as_ref()).await?;
         Ok(IngestBatch {
             backend: self.backend,
-            tx: self.pool.begin().await?,
+            tx,
             stored: 0,
+            ip_key: self.ip_key.clone(),
         })
     }
 
@@ -77,6 +80,7 @@ pub struct IngestBatch<'s> {
     backend: Backend,
     tx: Transaction<'s, Any>,
     stored: u64,
+    ip_key: Option<std::sync::Arc<super::IpKey>>,
 }
 
 impl IngestBatch<'_> {
@@ -94,19 +98,27 @@ impl IngestBatch<'_> {
             |q, g| q.bind(g.to_string()),
         )
         .await?;
+        // No raw address is written in a keyed store: the IP and its
+        // network are hashed here, on the one way moves come in.
+        let ips: Vec<(String, Option<String>)> = moves
+            .iter()
+            .map(|m| super::privacy::stored_ip(self.ip_key.as_deref(), &m.mv.ip))
+            .collect();
+        let rows: Vec<(&NewMove, &(String, Option<String>))> = moves.iter().zip(&ips).collect();
         let new = insert_rows(
             self.backend,
             &mut self.tx,
-            "moves (username, game, ts, ip, occurrence)",
-            5,
+            "moves (username, game, ts, ip, occurrence, net)",
+            6,
             " ON CONFLICT (ts, username, game, ip, occurrence) DO NOTHING",
-            moves,
-            |q, m| {
+            &rows,
+            |q, (m, (ip, net))| {
                 q.bind(m.mv.username.clone())
                     .bind(m.mv.game.clone())
                     .bind(m.mv.timestamp)
-                    .bind(m.mv.ip.clone())
+                    .bind(ip.clone())
                     .bind(m.occurrence as i64)
+                    .bind(net.clone())
             },
         )
         .await?;

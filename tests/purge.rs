@@ -1,0 +1,205 @@
+//! Retention: `detect purge` in the middle of a season deletes the moves
+//! before the cutoff, leaves the stored scan's report as it was, and a new
+//! scan covers exactly what remains (as a store fed only those moves); the
+//! daemon's `retention_days` purges once a day.
+
+mod common;
+
+use common::*;
+use schema::store::Store;
+use std::process::{Command, Stdio};
+
+const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sample-season.jsonl");
+
+/// Log lines with their times (lines without one have `None`).
+fn sample() -> Vec<(String, Option<i64>)> {
+    std::fs::read_to_string(SAMPLE)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let t = v["timestamp_utc"]
+                .as_str()
+                .map(|t| ingest::time::parse_time(t).unwrap());
+            (l.to_owned(), t)
+        })
+        .collect()
+}
+
+fn is_move(line: &str) -> bool {
+    let v: serde_json::Value = serde_json::from_str(line).unwrap();
+    v["username"].is_string() && v["ip"].is_string()
+}
+
+/// Moves stored, and the time of the oldest.
+fn stored_moves(url: &str) -> (i64, Option<i64>) {
+    block_on(async {
+        let store = Store::open(url).await.unwrap();
+        let mut oldest: Option<i64> = None;
+        store
+            .for_each_move(false, |m| {
+                oldest = Some(oldest.map_or(m.timestamp, |o| o.min(m.timestamp)))
+            })
+            .await
+            .unwrap();
+        let n = store.move_count().await.unwrap();
+        store.close().await;
+        (n, oldest)
+    })
+}
+
+fn csv(db: &TestDb) -> Vec<(String, String, f64)> {
+    pairs_of_csv(&db.ok(&["report", "--season", "1", "--format", "csv", "--all"]))
+}
+
+fn purge_in_the_middle_of_a_season(backend: Backend) {
+    let db = TestDb::new(backend);
+    let lines = sample();
+    db.ok(&["ingest", SAMPLE]);
+    db.ok(&["scan", "--season", "1"]);
+    let before = csv(&db);
+    assert!(!before.is_empty());
+
+    // A cutoff half-way through the season's three days.
+    let times: Vec<i64> = lines.iter().filter_map(|l| l.1).collect();
+    let middle = (times.iter().min().unwrap() + times.iter().max().unwrap()) / 2;
+    let hours = (chrono::Utc::now().timestamp() - middle) / 3600;
+    let out = db.ok(&["purge", "--older-than", &format!("{hours}h")]);
+    let at = out
+        .strip_prefix("purged everything before ")
+        .and_then(|s| s.split(" UTC").next())
+        .unwrap_or_else(|| panic!("{out}"));
+    let cutoff = ingest::time::parse_time(at).unwrap();
+    assert!((cutoff - middle).abs() < 7200, "{out}");
+
+    let kept: Vec<&str> = lines
+        .iter()
+        .filter(|(_, t)| t.is_none_or(|t| t >= cutoff))
+        .map(|(l, _)| l.as_str())
+        .collect();
+    let kept_moves = kept.iter().filter(|l| is_move(l)).count() as i64;
+    let total_moves = lines.iter().filter(|(l, _)| is_move(l)).count() as i64;
+    assert!(kept_moves > 100 && kept_moves < total_moves - 100);
+    let (n, oldest) = stored_moves(&db.url);
+    assert_eq!(n, kept_moves);
+    assert!(oldest.unwrap() >= cutoff);
+    assert!(
+        out.contains(&format!("{} moves and", total_moves - kept_moves)),
+        "{out}"
+    );
+
+    // The stored scan still reports, unchanged.
+    assert_eq!(csv(&db), before);
+
+    // A new scan covers only what remains: as a store fed only that.
+    db.ok(&["scan", "--season", "1"]);
+    let after = csv(&db);
+    assert_ne!(after, before);
+    let fresh = TestDb::new(Backend::Sqlite);
+    let kept_log = fresh.dir.path().join("kept.jsonl");
+    std::fs::write(&kept_log, kept.join("\n") + "\n").unwrap();
+    fresh.ok(&["ingest", kept_log.to_str().unwrap()]);
+    assert_eq!(after, csv(&fresh));
+}
+
+#[test]
+fn purge_in_the_middle_of_a_season_sqlite() {
+    purge_in_the_middle_of_a_season(Backend::Sqlite);
+}
+
+#[test]
+fn purge_in_the_middle_of_a_season_postgres() {
+    purge_in_the_middle_of_a_season(Backend::Postgres);
+}
+
+#[test]
+fn purge_needs_a_cutoff_it_can_read() {
+    let db = TestDb::new(Backend::Sqlite);
+    for (args, says) in [
+        (vec!["purge"], "--older-than"),
+        (
+            vec!["purge", "--older-than", "90"],
+            "not an age such as 90d",
+        ),
+        (
+            vec!["purge", "--before", "last tuesday"],
+            "cannot read the time",
+        ),
+    ] {
+        let out = db.run(&args);
+        assert!(!out.status.success());
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert!(e.contains(says), "{args:?}: {e}");
+    }
+    let out = db.ok(&["purge", "--before", "2015-05-11"]);
+    assert!(
+        out.contains("before 2015-05-11 00:00:00 UTC: 0 moves"),
+        "{out}"
+    );
+}
+
+/// `detect -v --db URL daemon --config CONFIG --once`; returns its log.
+fn daemon_once(db: &TestDb, config: &std::path::Path) -> String {
+    let out = Command::new(BIN)
+        .current_dir(db.dir.path())
+        .args(["-v", "--db", &db.url, "daemon", "--once", "--config"])
+        .arg(config)
+        .env_remove("DETECT_DATABASE_URL")
+        .env_remove("DETECT_IP_KEY")
+        .env_remove("RUST_LOG")
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{log}");
+    log
+}
+
+#[test]
+fn the_daemon_purges_once_a_day() {
+    let db = TestDb::new(Backend::Sqlite);
+    let dir = db.dir.path();
+    let logs = dir.join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    std::fs::copy(SAMPLE, logs.join("a.jsonl")).unwrap();
+    let lines = sample();
+    let times: Vec<i64> = lines.iter().filter_map(|l| l.1).collect();
+    let middle = (times.iter().min().unwrap() + times.iter().max().unwrap()) / 2;
+    let days = (chrono::Utc::now().timestamp() - middle) / 86_400;
+    let config = dir.join("detect.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "report_dir = {:?}\nseasons = [1]\nretention_days = {days}\nip_key = \"daemon key\"\n\
+             [[source]]\ndirectory = {:?}\n",
+            dir.join("reports").to_str().unwrap(),
+            logs.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let kept_after = |now: i64| {
+        lines
+            .iter()
+            .filter(|(l, t)| is_move(l) && t.is_some_and(|t| t >= now - days * 86_400))
+            .count() as i64
+    };
+    let start = chrono::Utc::now().timestamp();
+    let log = daemon_once(&db, &config);
+    let end = chrono::Utc::now().timestamp();
+    assert!(
+        log.contains(&format!("retention of {days} days: purged")),
+        "{log}"
+    );
+    let (n, _) = stored_moves(&db.url);
+    assert!(
+        (kept_after(end)..=kept_after(start)).contains(&n) && n > 0,
+        "{n} moves left"
+    );
+    // Keyed by the configuration's ip_key: no raw address stored.
+    assert!(db.raw_ips_stored(std::path::Path::new(SAMPLE)).is_empty());
+    // Not again on the same day.
+    let log = daemon_once(&db, &config);
+    assert!(!log.contains("retention of"), "{log}");
+    assert_eq!(stored_moves(&db.url).0, n);
+}
