@@ -99,16 +99,58 @@ pub enum Command {
         after_help = "Examples:\n  detect man | man -l -\n  detect man --out /usr/local/share/man/man1"
     )]
     Man(ManArgs),
-    /// Record a verdict on a pair or clique of accounts, or list verdicts.
-    #[command(subcommand)]
-    Verdict(VerdictCommand),
-    /// Print the audit log: sign-ins, evidence viewed, verdicts, IP reveals.
-    Audit(AuditArgs),
     /// Delete raw moves and IP rows older than a cutoff (scans stay).
     Purge(crate::commands::purge::PurgeArgs),
     /// Which accounts moved from an IP address (hashed with the store's key).
     #[command(subcommand)]
     Ip(crate::commands::ip::IpCommand),
+    /// Serve the moderators' web application on the store.
+    Serve(ServeArgs),
+    /// Manage who may sign in to `detect serve`.
+    #[command(subcommand)]
+    User(UserCommand),
+    /// Record a verdict on a pair or clique of accounts, or list verdicts.
+    #[command(subcommand)]
+    Verdict(VerdictCommand),
+    /// Print the audit log: sign-ins, evidence viewed, verdicts, IP reveals.
+    Audit(AuditArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on (keep it on loopback behind a TLS
+    /// reverse proxy).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// Mark the session cookie Secure (the site is served over HTTPS).
+    /// Requests with X-Forwarded-Proto: https get it anyway.
+    #[arg(long)]
+    pub secure_cookies: bool,
+    /// How long a sign-in lasts.
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=720))]
+    pub session_hours: u32,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Add a user; the password is the first line of standard input.
+    Add(UserAddArgs),
+    /// List the users and their roles.
+    List,
+    /// Remove a user (and end their sessions).
+    Remove { name: String },
+}
+
+#[derive(Debug, Args)]
+pub struct UserAddArgs {
+    pub name: String,
+    /// viewer (reads), moderator (also records verdicts) or admin (also
+    /// manages users, reads the audit log, may reveal raw IPs).
+    #[arg(long, value_parser = clap::value_parser!(schema::store::Role))]
+    pub role: schema::store::Role,
+    /// Set the role and password of an existing user instead of refusing.
+    #[arg(long)]
+    pub update: bool,
 }
 
 #[derive(Debug, Args)]

@@ -35,6 +35,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Daemon(args) => daemon::run(&db, args).await,
         Command::Completions(args) => commands::docs::run_completions(args),
         Command::Man(args) => commands::docs::run_man(args),
+        Command::Serve(args) => commands::serve::run(&db, args).await,
+        Command::User(cmd) => commands::user::run(&db, cmd).await,
         Command::Verdict(args) => commands::verdict::run(&db, args).await,
         Command::Audit(args) => commands::audit::run(&db, args).await,
         Command::Purge(args) => commands::purge::run(&db, args).await,

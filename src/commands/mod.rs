@@ -9,5 +9,7 @@ pub mod pictures;
 pub mod purge;
 pub mod scan;
 pub mod season;
+pub mod serve;
 pub mod simulate;
+pub mod user;
 pub mod verdict;

@@ -8,7 +8,8 @@
 //!   trimmed;
 //! - [`distribution`] and [`compare`]: a season's similarities against rank,
 //!   alone or two seasons overlaid;
-//! - [`report_html`]: the self-contained HTML page of a scan that links them.
+//! - [`report_html`]: the self-contained HTML page of a scan that links them;
+//! - [`explain()`]: the evidence behind a pair in words.
 //!
 //! What it is not: it reads no file and opens no database, and it does not
 //! score. It takes data ([`schema::Segments`], similarities, a
@@ -24,6 +25,7 @@
 
 pub mod chart;
 pub mod escape;
+pub mod explain;
 pub mod guide;
 pub mod html;
 pub mod known;
@@ -34,6 +36,7 @@ pub mod timeline;
 mod fmt;
 
 pub use chart::{compare, distribution, Series};
+pub use explain::{explain, ExplainError};
 pub use html::{report_html, CliquePictures, ReportPage};
 pub use known::verdict_sections_html;
 pub use overview::overview;

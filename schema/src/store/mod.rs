@@ -18,12 +18,15 @@
 //! [`seasons`], [`scans`] (scans, their pairs and cliques), [`crowds`] (the
 //! addresses a scan left out for crowding), [`marks`] (the daemon's
 //! high-water marks), [`pseudonyms`] (IP pseudonyms per season),
-//! [`verdicts`] and [`audit`] (append-only), [`alerts`] (alerts delivered);
-//! [`sql`] holds the batched insert helper they share.
+//! [`verdicts`] and [`audit`] (append-only), [`alerts`] (alerts delivered),
+//! [`users`] (accounts of the tool and their sessions), [`links`] (look-ups
+//! across scans for the web pages); [`sql`] holds the batched insert helper
+//! they share.
 
 mod alerts;
 mod audit;
 mod crowds;
+mod links;
 mod marks;
 mod moves;
 mod privacy;
@@ -33,11 +36,14 @@ mod scans;
 mod seasons;
 mod segments;
 mod sql;
+mod users;
 mod verdicts;
 
+pub use links::AccountPair;
 pub use moves::IngestBatch;
 pub use privacy::{network_of, IpKey, IpSighting, IP_HASH_PREFIX, NET_HASH_PREFIX};
 pub use purge::Purged;
+pub use users::{NewSession, Role, Session, User};
 pub use verdicts::VerdictError;
 
 use crate::model::*;

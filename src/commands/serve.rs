@@ -1,0 +1,53 @@
+//! `detect serve`: the moderators' web application on the store.
+
+use crate::cli::ServeArgs;
+use crate::pipeline;
+use anyhow::{Context, Result};
+use schema::store::Store;
+
+/// The pages draw from the same segments the scans were scored on: the
+/// pipeline's, cut again when moves arrived.
+struct PipelineSegments;
+
+impl web::SegmentSource for PipelineSegments {
+    fn segments(&self, store: Store, bucket_seconds: i64) -> web::SegmentsFuture {
+        Box::pin(async move {
+            pipeline::segments(&store, bucket_seconds, None)
+                .await
+                .map_err(|e| crate::error_sentence(&e))
+        })
+    }
+}
+
+/// The application's state over an open store.
+pub fn app_state(store: Store, args: &ServeArgs) -> web::AppState {
+    web::AppState::new(
+        store,
+        PipelineSegments,
+        web::Options {
+            secure_cookies: args.secure_cookies,
+            session_seconds: i64::from(args.session_hours) * 3600,
+        },
+    )
+}
+
+pub async fn run(db: &str, args: ServeArgs) -> Result<()> {
+    let store = pipeline::open_store(db).await?;
+    if store.users().await?.is_empty() {
+        eprintln!(
+            "warning: nobody can sign in yet; add the first admin with \
+             `detect user add NAME --role admin` (password on standard input)"
+        );
+    }
+    let listener = tokio::net::TcpListener::bind(&args.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let addr = listener.local_addr()?;
+    eprintln!("serving on http://{addr}/ (store {})", store.url());
+    let shutdown = async {
+        tokio::signal::ctrl_c().await.ok();
+    };
+    web::serve(listener, app_state(store.clone(), &args), shutdown).await?;
+    store.close().await;
+    Ok(())
+}

@@ -1,0 +1,214 @@
+//! The evidence behind a pair of accounts in a moderator's words: what
+//! `detect explain` prints and the web application's pair page shows. Pure:
+//! segments, season and scan in, text out.
+
+use crate::fmt::utc_minute;
+use schema::{Cell, Contribution, IpId, Names, PairScore, ScanResult, Season, Segment, Segments};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// Why a pair cannot be explained.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExplainError {
+    #[error("no account named {0:?} has moves in the store")]
+    UnknownAccount(String),
+    #[error(
+        "{a} and {b} are not a candidate pair of season {season}: they never moved from the same IP on the same day \
+         while both took part in the season"
+    )]
+    NotACandidatePair { a: String, b: String, season: u32 },
+}
+
+/// The evidence behind a pair, both directions, in a moderator's words.
+pub fn explain(
+    segments: &Segments,
+    season: &Season,
+    result: &ScanResult,
+    a: &str,
+    b: &str,
+    top: usize,
+    show_ips: bool,
+) -> Result<String, ExplainError> {
+    for u in [a, b] {
+        if segments.users.get(u).is_none() {
+            return Err(ExplainError::UnknownAccount(u.to_owned()));
+        }
+    }
+    let find = |x: &str, y: &str| result.pairs.iter().find(|p| p.user_a == x && p.user_b == y);
+    let (ab, ba) = (find(a, b), find(b, a));
+    if ab.is_none() && ba.is_none() {
+        return Err(ExplainError::NotACandidatePair {
+            a: a.to_owned(),
+            b: b.to_owned(),
+            season: season.number,
+        });
+    }
+    let mut out = String::new();
+    let pairs = [(a, b, ab), (b, a, ba)];
+    write_explanation(&mut out, segments, season, result, pairs, top, show_ips)
+        .expect("writing to a String cannot fail");
+    Ok(out)
+}
+
+/// The pair's scores in both directions, with the strongest buckets.
+fn write_explanation(
+    out: &mut String,
+    segments: &Segments,
+    season: &Season,
+    result: &ScanResult,
+    [(a, b, ab), (_, _, ba)]: [(&str, &str, Option<&PairScore>); 2],
+    top: usize,
+    show_ips: bool,
+) -> std::fmt::Result {
+    let sa = scoring::in_season(segments.of(a), season);
+    let sb = scoring::in_season(segments.of(b), season);
+    let mut labels = IpLabels::new(show_ips);
+    let t = result.params.threshold;
+    writeln!(
+        out,
+        "{a} and {b}, season {} ({} mode, {}-minute buckets, threshold {t})",
+        season.number,
+        result.params.mode.as_str(),
+        result.params.bucket_seconds / 60
+    )?;
+    for (x, y, score, sx, sy) in [(a, b, ab, sa, sb), (b, a, ba, sb, sa)] {
+        let Some(p) = score else { continue };
+        writeln!(out)?;
+        direction(out, x, y, p, t)?;
+        let mut contribs = scoring::similarity::contributions(sx, sy, segments.bucket_seconds);
+        contribs.sort_by(|c, d| d.score.cmp(&c.score).then(c.bucket.cmp(&d.bucket)));
+        contribs.retain(|c| c.score > 0);
+        if contribs.is_empty() {
+            writeln!(out, "  No bucket speaks for one person.")?;
+            continue;
+        }
+        writeln!(
+            out,
+            "  Strongest buckets (UTC, window of {x}'s bucket and its neighbours):"
+        )?;
+        for c in contribs.iter().take(top) {
+            writeln!(out, "    {}", bucket_line(c, sx, sy, segments, &mut labels))?;
+        }
+    }
+    if !show_ips && !labels.order.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "IP addresses are shown as pseudonyms (IP-1 is the first IP met above); --show-ips shows them."
+        )?;
+    }
+    Ok(())
+}
+
+fn direction(
+    out: &mut String,
+    x: &str,
+    y: &str,
+    p: &PairScore,
+    threshold: f64,
+) -> std::fmt::Result {
+    let flag = if p.similarity >= threshold {
+        "FLAGGED"
+    } else {
+        "not flagged"
+    };
+    writeln!(
+        out,
+        "{x} -> {y}: similarity {:.4} ({flag}); score {} of weight {} over {x}'s buckets",
+        p.similarity, p.sum, p.weight
+    )?;
+    for cell in Cell::ALL {
+        let tally = p.evidence.tally(cell);
+        if tally.count > 0 {
+            writeln!(
+                out,
+                "  {:>5} x {:>+6}  {}",
+                tally.count,
+                tally.score,
+                cell_in_words(cell, x, y)
+            )?;
+        }
+    }
+    if let (b, Some(at)) = (p.evidence.max_boost, p.evidence.max_boost_bucket) {
+        writeln!(
+            out,
+            "  Longest joint wait before a same-IP move: {b} buckets, ending {} UTC (+{b} on that move)",
+            utc_minute(at)
+        )?;
+    }
+    Ok(())
+}
+
+/// What a cell means for the accounts `x` (the walked one) and `y`.
+fn cell_in_words(cell: Cell, x: &str, y: &str) -> String {
+    match cell {
+        Cell::MovedStalled => format!("windows where {x} moved while {y} kept a game waiting"),
+        Cell::StalledMoved => format!("windows where {x} kept a game waiting while {y} moved"),
+        other => format!("windows where {}", other.describe()),
+    }
+}
+
+/// `2015-05-03 16:30  +22  both moved from the same IP (IP-1), after 12 buckets of joint waiting`
+fn bucket_line(
+    c: &Contribution,
+    sx: &[Segment],
+    sy: &[Segment],
+    segments: &Segments,
+    labels: &mut IpLabels,
+) -> String {
+    let mut line = format!(
+        "{}  {:>+4}  {}",
+        utc_minute(c.bucket),
+        c.score,
+        c.cell.describe()
+    );
+    if c.cell == Cell::SameIp {
+        let wx = window_ips(sx, c.bucket, segments.bucket_seconds);
+        let wy = window_ips(sy, c.bucket, segments.bucket_seconds);
+        let shared: Vec<String> = wx
+            .iter()
+            .filter(|ip| wy.contains(ip))
+            .map(|&ip| labels.label(ip, &segments.ips))
+            .collect();
+        line.push_str(&format!(" ({})", shared.join(", ")));
+        if c.run > 0 {
+            line.push_str(&format!(", after {} buckets of joint waiting", c.run));
+        }
+    }
+    line
+}
+
+fn window_ips(segs: &[Segment], t: i64, bs: i64) -> Vec<IpId> {
+    let lo = segs.partition_point(|s| s.bucket < t - bs);
+    let mut ips: Vec<IpId> = segs[lo..]
+        .iter()
+        .take_while(|s| s.bucket <= t + bs)
+        .flat_map(|s| s.moves.iter().map(|&(ip, _)| ip))
+        .collect();
+    ips.sort_unstable();
+    ips.dedup();
+    ips
+}
+
+/// Pseudonyms for IPs, `IP-1`, `IP-2`, ... in order of first mention.
+struct IpLabels {
+    show_ips: bool,
+    order: BTreeMap<IpId, usize>,
+}
+
+impl IpLabels {
+    fn new(show_ips: bool) -> Self {
+        IpLabels {
+            show_ips,
+            order: BTreeMap::new(),
+        }
+    }
+
+    fn label(&mut self, ip: IpId, names: &Names) -> String {
+        if self.show_ips {
+            return names.name(ip).to_owned();
+        }
+        let next = self.order.len() + 1;
+        format!("IP-{}", self.order.entry(ip).or_insert(next))
+    }
+}

@@ -1,0 +1,151 @@
+//! # detect-web
+//!
+//! The moderators' web application of `detect` (`detect serve`): sign-in,
+//! the seasons with their flagged pairs and cliques, the evidence behind a
+//! pair, clique timelines, "find alts of X", verdicts and the audit log.
+//!
+//! What it is: axum handlers and askama templates (compile-time checked,
+//! escaping by default: no user-supplied string is written into a page by
+//! hand). It reads and writes only through [`schema::store::Store`]; the
+//! timelines come from `viz`, the evidence in words from [`viz::explain()`].
+//!
+//! What it is not: it does not cut segments or scan. The binary hands it a
+//! [`SegmentSource`] (the pipeline's), so the pages draw from the same
+//! segments the scans were scored on.
+
+pub mod auth;
+mod error;
+mod pages;
+mod render;
+
+pub use auth::{hash_password, verify_password};
+pub use error::WebError;
+
+use axum::routing::{get, post};
+use axum::Router;
+use schema::store::Store;
+use schema::Segments;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+
+/// Segments for a bucket size, as the binary's pipeline provides them.
+pub type SegmentsFuture = Pin<Box<dyn Future<Output = Result<Segments, String>> + Send + 'static>>;
+
+/// Where the pages get segments from (timelines, evidence in words).
+pub trait SegmentSource: Send + Sync + 'static {
+    fn segments(&self, store: Store, bucket_seconds: i64) -> SegmentsFuture;
+}
+
+/// How the application runs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Mark the session cookie `Secure` always (behind a TLS proxy). It is
+    /// also marked when a request says `X-Forwarded-Proto: https`.
+    pub secure_cookies: bool,
+    /// How long a sign-in lasts.
+    pub session_seconds: i64,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            secure_cookies: false,
+            session_seconds: 12 * 3600,
+        }
+    }
+}
+
+/// The application's shared state.
+#[derive(Clone)]
+pub struct AppState {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    store: Store,
+    source: Box<dyn SegmentSource>,
+    options: Options,
+    limiter: Mutex<auth::LoginLimiter>,
+    /// The segments last used: bucket size, moves generation, segments.
+    cache: tokio::sync::Mutex<Option<(i64, i64, Arc<Segments>)>>,
+}
+
+impl AppState {
+    pub fn new(store: Store, source: impl SegmentSource, options: Options) -> Self {
+        AppState {
+            inner: Arc::new(Inner {
+                store,
+                source: Box::new(source),
+                options,
+                limiter: Mutex::new(auth::LoginLimiter::default()),
+                cache: tokio::sync::Mutex::new(None),
+            }),
+        }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    pub fn options(&self) -> &Options {
+        &self.inner.options
+    }
+
+    /// The segments of every stored move for a bucket size, kept while the
+    /// moves do not change.
+    pub async fn segments(&self, bucket_seconds: i64) -> Result<Arc<Segments>, WebError> {
+        let generation = self.store().moves_generation().await?;
+        let mut cache = self.inner.cache.lock().await;
+        if let Some((b, g, s)) = cache.as_ref() {
+            if *b == bucket_seconds && *g == generation {
+                return Ok(s.clone());
+            }
+        }
+        let segments = self
+            .inner
+            .source
+            .segments(self.store().clone(), bucket_seconds)
+            .await
+            .map_err(WebError::Internal)?;
+        let segments = Arc::new(segments);
+        *cache = Some((bucket_seconds, generation, segments.clone()));
+        Ok(segments)
+    }
+}
+
+/// Every route of the application.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/", get(pages::seasons::index))
+        .route("/login", get(auth::login_page).post(auth::login))
+        .route("/logout", post(auth::logout))
+        .route("/season/{season}", get(pages::seasons::season))
+        .route("/pair/{a}/{b}", get(pages::pair::pair))
+        .route("/clique/{season}/{k}", get(pages::clique::clique))
+        .route("/account/{name}", get(pages::account::account))
+        .route("/account", get(pages::account::search))
+        .route("/verdict", post(pages::verdict::record))
+        .route("/audit", get(pages::admin::audit))
+        .route(
+            "/users",
+            get(pages::admin::users).post(pages::admin::add_user),
+        )
+        .fallback(error::not_found)
+        .with_state(state)
+}
+
+/// Serves the application on a bound listener until `shutdown` completes.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(
+        listener,
+        router(state).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
+}

@@ -1,0 +1,189 @@
+//! A clique of a season's latest scan: members, their pairs, the timeline,
+//! a verdict on the whole clique, and what became of its accounts in the
+//! next season.
+
+use super::pair::reveal;
+use super::{latest_scan, verdict_choices, AccountLink, VerdictRow};
+use crate::auth::SignedIn;
+use crate::render::{page, pair_href, sim, Me};
+use crate::{AppState, WebError};
+use askama::Template;
+use axum::extract::{Path, Query, State};
+use axum::response::Html;
+use schema::store::StoredScan;
+use schema::Segments;
+use serde::Deserialize;
+
+/// The SVG timeline of some accounts within a scan's season, as markup to
+/// put inline (the `svg` crate escapes every name in it).
+pub fn timeline_svg(
+    segments: &Segments,
+    scan: &StoredScan,
+    members: &[&str],
+    show_ips: bool,
+) -> String {
+    let known: Vec<&str> = members
+        .iter()
+        .copied()
+        .filter(|m| segments.users.get(m).is_some())
+        .collect();
+    let opts = viz::TimelineOptions {
+        show_ips,
+        from: scan.season.from,
+        to: scan.season.to,
+        title: format!("Season {}: {}", scan.season.number, members.join(", ")),
+        pseudonyms: None,
+        highlights: Vec::new(),
+    };
+    viz::timeline(segments, &known, &opts).to_string()
+}
+
+pub struct CliquePair {
+    pub a: AccountLink,
+    pub b: AccountLink,
+    pub ab: String,
+    pub ba: String,
+    pub flagged: bool,
+    pub href: String,
+}
+
+/// One member's next season.
+pub struct NextSeasonRow {
+    pub member: AccountLink,
+    pub played: bool,
+    /// Flagged pairs of the member in the next season.
+    pub flagged_with: Vec<AccountLink>,
+    /// Whether one of them is a member of this clique.
+    pub with_clique_mate: bool,
+}
+
+#[derive(Template)]
+#[template(path = "clique.html")]
+pub struct CliquePage {
+    pub me: Me,
+    pub season: u32,
+    pub number: usize,
+    pub members: Vec<AccountLink>,
+    pub pairs: Vec<CliquePair>,
+    pub timeline_svg: String,
+    pub history: Vec<VerdictRow>,
+    pub choices: Vec<(&'static str, &'static str)>,
+    pub next_season: u32,
+    /// `None` when the next season has no scan.
+    pub next: Option<Vec<NextSeasonRow>>,
+    pub revealed: bool,
+    pub reveal_href: String,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct CliqueQuery {
+    #[serde(default)]
+    pub reveal: Option<String>,
+}
+
+pub async fn clique(
+    State(state): State<AppState>,
+    me: SignedIn,
+    Path((season, k)): Path<(u32, usize)>,
+    Query(q): Query<CliqueQuery>,
+) -> Result<Html<String>, WebError> {
+    let scan = latest_scan(&state, season).await?;
+    let result = &scan.result;
+    let Some(clique) = k.checked_sub(1).and_then(|i| result.cliques.get(i)) else {
+        return Err(WebError::NotFound(format!(
+            "Season {season} has no clique {k} in its latest scan."
+        )));
+    };
+    let members: Vec<&str> = clique.members.iter().map(String::as_str).collect();
+    let target = format!("season {season} clique {k}: {}", members.join(", "));
+    let revealed = reveal(&state, &me, q.reveal.as_deref(), &target).await?;
+    state
+        .store()
+        .record_audit(&me.user.name, "view-clique", &target)
+        .await?;
+    let t = result.params.threshold;
+    let pairs = scoring::both_ways(result, true)
+        .into_iter()
+        .filter(|r| members.contains(&r.a) && members.contains(&r.b))
+        .map(|r| {
+            let shown =
+                |p: Option<&schema::PairScore>| p.map_or("-".to_owned(), |p| sim(p.similarity));
+            CliquePair {
+                flagged: [r.ab, r.ba].iter().flatten().any(|p| p.similarity >= t),
+                ab: shown(r.ab),
+                ba: shown(r.ba),
+                href: pair_href(season, r.a, r.b),
+                a: AccountLink::of(r.a),
+                b: AccountLink::of(r.b),
+            }
+        })
+        .collect();
+    let segments = state.segments(result.params.bucket_seconds).await?;
+    let timeline_svg = timeline_svg(&segments, &scan, &members, revealed);
+    let mut history: Vec<_> = state
+        .store()
+        .verdicts()
+        .await?
+        .into_iter()
+        .filter(|v| v.accounts.iter().all(|x| members.contains(&x.as_str())))
+        .collect();
+    schema::verdict::newest_first(&mut history);
+    let next = next_season(&state, season + 1, &members).await?;
+    page(&CliquePage {
+        me: me.me(),
+        season,
+        number: k,
+        members: members.iter().map(|m| AccountLink::of(m)).collect(),
+        pairs,
+        timeline_svg,
+        history: history.iter().map(VerdictRow::of).collect(),
+        choices: verdict_choices(),
+        next_season: season + 1,
+        next,
+        revealed,
+        reveal_href: format!("/clique/{season}/{k}?reveal=1"),
+    })
+}
+
+/// Which members played in season `next` (they are participants of its
+/// latest scan) and whom they are flagged with there.
+async fn next_season(
+    state: &AppState,
+    next: u32,
+    members: &[&str],
+) -> Result<Option<Vec<NextSeasonRow>>, WebError> {
+    let Some(scan) = state.store().latest_scan(next).await? else {
+        return Ok(None);
+    };
+    let segments = state.segments(scan.result.params.bucket_seconds).await?;
+    let participants = scoring::participants(&segments, &scan.season)
+        .map_err(|e| WebError::Internal(e.to_string()))?;
+    let played = |m: &str| {
+        segments
+            .users
+            .get(m)
+            .is_some_and(|id| participants.contains(&id))
+    };
+    let flagged = scoring::both_ways(&scan.result, false);
+    Ok(Some(
+        members
+            .iter()
+            .map(|&m| {
+                let with: Vec<&str> = flagged
+                    .iter()
+                    .filter_map(|r| match (r.a == m, r.b == m) {
+                        (true, _) => Some(r.b),
+                        (_, true) => Some(r.a),
+                        _ => None,
+                    })
+                    .collect();
+                NextSeasonRow {
+                    member: AccountLink::of(m),
+                    played: played(m),
+                    with_clique_mate: with.iter().any(|w| members.contains(w)),
+                    flagged_with: with.iter().map(|w| AccountLink::of(w)).collect(),
+                }
+            })
+            .collect(),
+    ))
+}

@@ -1,0 +1,73 @@
+//! One module per page family. Handlers read through the store, record
+//! what was viewed in the audit log, and render a template.
+
+pub mod account;
+pub mod admin;
+pub mod clique;
+pub mod pair;
+pub mod seasons;
+pub mod verdict;
+
+use crate::render::{account_href, when};
+use crate::{AppState, WebError};
+use schema::store::StoredScan;
+use schema::verdict::Verdict;
+
+/// The latest scan of a season, or a 404 page.
+pub async fn latest_scan(state: &AppState, season: u32) -> Result<StoredScan, WebError> {
+    state
+        .store()
+        .latest_scan(season)
+        .await?
+        .ok_or_else(|| WebError::NotFound(format!("Season {season} has no scan yet.")))
+}
+
+/// A verdict as a history row shows it.
+pub struct VerdictRow {
+    pub kind: &'static str,
+    pub known: bool,
+    pub accounts: String,
+    pub note: String,
+    pub by: String,
+    pub at: String,
+    pub season: String,
+    pub similarity: String,
+}
+
+impl VerdictRow {
+    pub fn of(v: &Verdict) -> VerdictRow {
+        VerdictRow {
+            kind: v.kind.label(),
+            known: v.kind.is_known_relationship(),
+            accounts: v.accounts.join(", "),
+            note: v.note.clone(),
+            by: v.by.clone(),
+            at: when(v.at),
+            season: v.season.map(|s| s.to_string()).unwrap_or_default(),
+            similarity: v.similarity.map(crate::render::sim).unwrap_or_default(),
+        }
+    }
+}
+
+/// An account with the link to its page.
+pub struct AccountLink {
+    pub name: String,
+    pub href: String,
+}
+
+impl AccountLink {
+    pub fn of(name: &str) -> AccountLink {
+        AccountLink {
+            name: name.to_owned(),
+            href: account_href(name),
+        }
+    }
+}
+
+/// The choices of a verdict form: value and label.
+pub fn verdict_choices() -> Vec<(&'static str, &'static str)> {
+    schema::verdict::VerdictKind::ALL
+        .into_iter()
+        .map(|k| (k.as_str(), k.label()))
+        .collect()
+}

@@ -1,0 +1,153 @@
+//! A pair of accounts: both similarities, the evidence in words (as
+//! `detect explain` prints it), the timeline of their clique, the verdict
+//! history and a form to record a verdict.
+
+use super::{latest_scan, verdict_choices, AccountLink, VerdictRow};
+use crate::auth::SignedIn;
+use crate::render::{clique_href, page, sim, Me};
+use crate::{AppState, WebError};
+use askama::Template;
+use axum::extract::{Path, Query, State};
+use axum::response::Html;
+use schema::store::Role;
+use serde::Deserialize;
+
+/// How many of the strongest buckets the evidence lists per direction.
+const TOP_BUCKETS: usize = 12;
+
+#[derive(Debug, Deserialize)]
+pub struct PairQuery {
+    pub season: Option<u32>,
+    /// Show raw IP addresses (admins only; audited).
+    #[serde(default)]
+    pub reveal: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "pair.html")]
+pub struct PairPage {
+    pub me: Me,
+    pub season: u32,
+    pub a: AccountLink,
+    pub b: AccountLink,
+    pub ab: String,
+    pub ba: String,
+    pub flagged: bool,
+    pub evidence: String,
+    pub clique: Option<(usize, String)>,
+    pub timeline_svg: String,
+    pub history: Vec<VerdictRow>,
+    pub choices: Vec<(&'static str, &'static str)>,
+    pub revealed: bool,
+    pub reveal_href: String,
+}
+
+/// The season to show a pair in: the one asked for, else the latest
+/// season whose latest scan scored it.
+async fn season_of_pair(
+    state: &AppState,
+    a: &str,
+    b: &str,
+    asked: Option<u32>,
+) -> Result<u32, WebError> {
+    if let Some(s) = asked {
+        return Ok(s);
+    }
+    state
+        .store()
+        .pairs_of_account(a)
+        .await?
+        .iter()
+        .filter(|p| p.user_a == b || p.user_b == b)
+        .map(|p| p.season)
+        .max()
+        .ok_or_else(|| {
+            WebError::NotFound(format!("{a} and {b} are not a scored pair of any season."))
+        })
+}
+
+/// Whether raw IPs are shown: asked for by an admin (and audited).
+pub async fn reveal(
+    state: &AppState,
+    me: &SignedIn,
+    asked: Option<&str>,
+    target: &str,
+) -> Result<bool, WebError> {
+    if asked.is_none_or(|r| r.is_empty() || r == "0") {
+        return Ok(false);
+    }
+    me.require(Role::Admin, "reveal raw IP addresses")?;
+    state
+        .store()
+        .record_audit(&me.user.name, "reveal-ips", target)
+        .await?;
+    Ok(true)
+}
+
+pub async fn pair(
+    State(state): State<AppState>,
+    me: SignedIn,
+    Path((a, b)): Path<(String, String)>,
+    Query(q): Query<PairQuery>,
+) -> Result<Html<String>, WebError> {
+    let number = season_of_pair(&state, &a, &b, q.season).await?;
+    let scan = latest_scan(&state, number).await?;
+    let target = format!("season {number}: {a}, {b}");
+    let revealed = reveal(&state, &me, q.reveal.as_deref(), &target).await?;
+    state
+        .store()
+        .record_audit(&me.user.name, "view-pair", &target)
+        .await?;
+    let result = &scan.result;
+    let find = |x: &str, y: &str| result.pairs.iter().find(|p| p.user_a == x && p.user_b == y);
+    let (ab, ba) = (find(&a, &b), find(&b, &a));
+    if ab.is_none() && ba.is_none() {
+        return Err(WebError::NotFound(format!(
+            "{a} and {b} are not a scored pair of season {number}."
+        )));
+    }
+    let t = result.params.threshold;
+    let segments = state.segments(result.params.bucket_seconds).await?;
+    let evidence = viz::explain(
+        &segments,
+        &scan.season,
+        result,
+        &a,
+        &b,
+        TOP_BUCKETS,
+        revealed,
+    )
+    .map_err(|e| WebError::NotFound(e.to_string()))?;
+    let clique = result
+        .cliques
+        .iter()
+        .position(|c| c.members.contains(&a) && c.members.contains(&b));
+    let members: Vec<&str> = match clique {
+        Some(k) => result.cliques[k]
+            .members
+            .iter()
+            .map(String::as_str)
+            .collect(),
+        None => vec![a.as_str(), b.as_str()],
+    };
+    let timeline_svg = super::clique::timeline_svg(&segments, &scan, &members, revealed);
+    let mut history: Vec<_> = state.store().verdicts_for_pair(&a, &b).await?;
+    schema::verdict::newest_first(&mut history);
+    let shown = |p: Option<&schema::PairScore>| p.map_or("-".to_owned(), |p| sim(p.similarity));
+    page(&PairPage {
+        me: me.me(),
+        season: number,
+        ab: shown(ab),
+        ba: shown(ba),
+        flagged: [ab, ba].iter().flatten().any(|p| p.similarity >= t),
+        evidence,
+        clique: clique.map(|k| (k + 1, clique_href(number, k + 1))),
+        timeline_svg,
+        history: history.iter().map(VerdictRow::of).collect(),
+        choices: verdict_choices(),
+        revealed,
+        reveal_href: format!("{}&reveal=1", crate::render::pair_href(number, &a, &b)),
+        a: AccountLink::of(&a),
+        b: AccountLink::of(&b),
+    })
+}
