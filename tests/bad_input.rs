@@ -52,6 +52,23 @@ const SEED: &str = r#"{"username": "seed_a", "game": "4pLeague_S1_G9", "timestam
 /// The store's files, byte for byte: the database, and its write-ahead log
 /// if one is left beside it (the shared-memory index `-shm` is no content).
 fn store_bytes(db: &TestDb) -> Vec<(String, Vec<u8>)> {
+    // Whether the last process to close the store folded its log into the
+    // file depends on timing; fold it now (committed pages only), so the
+    // comparison sees content, not the moment of a checkpoint.
+    let file = db.url.trim_start_matches("sqlite://").to_owned();
+    block_on(async {
+        use sqlx::{ConnectOptions, Connection};
+        let mut conn = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(&file)
+            .connect()
+            .await
+            .unwrap();
+        sqlx::query("PRAGMA wal_checkpoint(TRUNCATE)")
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        conn.close().await.unwrap();
+    });
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(db.dir.path())
         .unwrap()
         .map(|e| e.unwrap().path())
