@@ -457,24 +457,14 @@ pub async fn open_store(db: &str) -> Result<Store> {
     Ok(Store::open(db).await?.with_ip_key(key).await?)
 }
 
-/// The IP pseudonyms of a season (`IP-1`, `IP-2`, ... in order of first
-/// sight within the season, kept by the store forever): the one source of
-/// IP names for `explain`, the timelines and the reports, so each address
-/// has one name everywhere in a season.
+/// The IP pseudonyms of a season, kept by the store
+/// ([`Store::season_pseudonyms`]).
 pub async fn ip_pseudonyms(
     store: &Store,
     season: &Season,
     segments: &Segments,
 ) -> Result<schema::IpPseudonyms> {
-    let order = schema::pseudonym::first_seen(segments, season.from, season.to);
-    let names: Vec<&str> = order.iter().map(|&ip| segments.ips.name(ip)).collect();
-    let numbers = store.ip_pseudonyms(season.number, &names).await?;
-    Ok(schema::IpPseudonyms::new(
-        order
-            .iter()
-            .filter_map(|&ip| numbers.get(segments.ips.name(ip)).map(|&n| (ip, n)))
-            .collect(),
-    ))
+    Ok(store.season_pseudonyms(season, segments).await?)
 }
 
 /// The IP pseudonyms of data with no store behind it (`report --input`):

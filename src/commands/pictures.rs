@@ -68,7 +68,7 @@ pub fn page_parts(
     );
     let mut evidence = BTreeMap::new();
     for row in scoring::both_ways(result, false) {
-        let text = super::scan::explain(
+        let text = viz::explain(
             segments,
             season,
             result,

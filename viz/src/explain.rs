@@ -1,10 +1,14 @@
 //! The evidence behind a pair of accounts in a moderator's words: what
 //! `detect explain` prints and the web application's pair page shows. Pure:
-//! segments, season and scan in, text out.
+//! segments, season, scan and the season's IP pseudonyms in, text out. Names
+//! are escaped for a terminal here (`escape::terminal`); a page escapes the
+//! text again for HTML.
 
+use crate::escape::terminal;
 use crate::fmt::utc_minute;
-use schema::{Cell, Contribution, IpId, Names, PairScore, ScanResult, Season, Segment, Segments};
-use std::collections::BTreeMap;
+use schema::{
+    Cell, Contribution, IpId, IpPseudonyms, Names, PairScore, ScanResult, Season, Segment, Segments,
+};
 use std::fmt::Write as _;
 
 /// Why a pair cannot be explained.
@@ -19,7 +23,9 @@ pub enum ExplainError {
     NotACandidatePair { a: String, b: String, season: u32 },
 }
 
-/// The evidence behind a pair, both directions, in a moderator's words.
+/// The evidence behind a pair, both directions, in a moderator's words. IPs
+/// are named by the season's `pseudonyms` unless `show_ips`.
+#[allow(clippy::too_many_arguments)]
 pub fn explain(
     segments: &Segments,
     season: &Season,
@@ -28,14 +34,20 @@ pub fn explain(
     b: &str,
     top: usize,
     show_ips: bool,
+    pseudonyms: &IpPseudonyms,
 ) -> Result<String, ExplainError> {
     for u in [a, b] {
         if segments.users.get(u).is_none() {
-            return Err(ExplainError::UnknownAccount(u.to_owned()));
+            return Err(ExplainError::UnknownAccount(terminal(u).into_owned()));
         }
     }
     let find = |x: &str, y: &str| result.pairs.iter().find(|p| p.user_a == x && p.user_b == y);
     let (ab, ba) = (find(a, b), find(b, a));
+    // From here on the names are only shown: escaped for the terminal.
+    let sa = scoring::in_season(segments.of(a), season);
+    let sb = scoring::in_season(segments.of(b), season);
+    let (raw_a, raw_b) = (a, b);
+    let (a, b) = (&*terminal(a), &*terminal(b));
     if ab.is_none() && ba.is_none() {
         return Err(ExplainError::NotACandidatePair {
             a: a.to_owned(),
@@ -43,26 +55,47 @@ pub fn explain(
             season: season.number,
         });
     }
+    let mut labels = IpLabels::new(show_ips, pseudonyms);
     let mut out = String::new();
-    let pairs = [(a, b, ab), (b, a, ba)];
-    write_explanation(&mut out, segments, season, result, pairs, top, show_ips)
-        .expect("writing to a String cannot fail");
+    write_explanation(
+        &mut out,
+        segments,
+        season,
+        result,
+        [(a, b, ab, sa, sb), (b, a, ba, sb, sa)],
+        (raw_a, raw_b),
+        top,
+        &mut labels,
+    )
+    .expect("writing to a String cannot fail");
     Ok(out)
 }
 
-/// The pair's scores in both directions, with the strongest buckets.
+/// One direction of a pair: the shown names of `a` and `b`, its score, and
+/// the two accounts' segments within the season.
+type Direction<'s> = (
+    &'s str,
+    &'s str,
+    Option<&'s PairScore>,
+    &'s [Segment],
+    &'s [Segment],
+);
+
+/// The pair's scores in both directions (shown names first, the names to
+/// look up second), with the strongest buckets.
+#[allow(clippy::too_many_arguments)]
 fn write_explanation(
     out: &mut String,
     segments: &Segments,
     season: &Season,
     result: &ScanResult,
-    [(a, b, ab), (_, _, ba)]: [(&str, &str, Option<&PairScore>); 2],
+    directions: [Direction<'_>; 2],
+    (raw_a, raw_b): (&str, &str),
     top: usize,
-    show_ips: bool,
+    labels: &mut IpLabels<'_>,
 ) -> std::fmt::Result {
-    let sa = scoring::in_season(segments.of(a), season);
-    let sb = scoring::in_season(segments.of(b), season);
-    let mut labels = IpLabels::new(show_ips);
+    let [(a, b, ..), _] = directions;
+    let show_ips = labels.show_ips;
     let t = result.params.threshold;
     writeln!(
         out,
@@ -71,10 +104,13 @@ fn write_explanation(
         result.params.mode.as_str(),
         result.params.bucket_seconds / 60
     )?;
-    for (x, y, score, sx, sy) in [(a, b, ab, sa, sb), (b, a, ba, sb, sa)] {
+    if result.params.mode == schema::Mode::Improved {
+        improved_words(out, segments, season, raw_a, raw_b)?;
+    }
+    for (x, y, score, sx, sy) in directions {
         let Some(p) = score else { continue };
         writeln!(out)?;
-        direction(out, x, y, p, t)?;
+        direction(out, x, y, p, t, segments.bucket_seconds)?;
         let mut contribs = scoring::similarity::contributions(sx, sy, segments.bucket_seconds);
         contribs.sort_by(|c, d| d.score.cmp(&c.score).then(c.bucket.cmp(&d.bucket)));
         contribs.retain(|c| c.score > 0);
@@ -87,15 +123,39 @@ fn write_explanation(
             "  Strongest buckets (UTC, window of {x}'s bucket and its neighbours):"
         )?;
         for c in contribs.iter().take(top) {
-            writeln!(out, "    {}", bucket_line(c, sx, sy, segments, &mut labels))?;
+            writeln!(out, "    {}", bucket_line(c, sx, sy, segments, labels))?;
         }
     }
-    if !show_ips && !labels.order.is_empty() {
+    if !show_ips && labels.used {
         writeln!(out)?;
         writeln!(
             out,
-            "IP addresses are shown as pseudonyms (IP-1 is the first IP met above); --show-ips shows them."
+            "IP addresses are shown as the season's pseudonyms (the same in the timelines and \
+             reports); --show-ips shows them."
         )?;
+    }
+    Ok(())
+}
+
+/// Improved mode's signals of the pair, in words.
+fn improved_words(
+    out: &mut String,
+    segments: &Segments,
+    season: &Season,
+    a: &str,
+    b: &str,
+) -> std::fmt::Result {
+    use std::fmt::Write as _;
+    let Some(s) = scoring::improved::signals_of(segments, season, a, b) else {
+        return Ok(());
+    };
+    writeln!(out)?;
+    writeln!(
+        out,
+        "The similarity is calibrated: on simulated seasons, that share of pairs scoring so were one person."
+    )?;
+    for line in scoring::improved::describe(&s, a, b) {
+        writeln!(out, "  {line}")?;
     }
     Ok(())
 }
@@ -106,7 +166,9 @@ fn direction(
     y: &str,
     p: &PairScore,
     threshold: f64,
+    bucket_seconds: i64,
 ) -> std::fmt::Result {
+    use std::fmt::Write as _;
     let flag = if p.similarity >= threshold {
         "FLAGGED"
     } else {
@@ -132,8 +194,9 @@ fn direction(
     if let (b, Some(at)) = (p.evidence.max_boost, p.evidence.max_boost_bucket) {
         writeln!(
             out,
-            "  Longest joint wait before a same-IP move: {b} buckets, ending {} UTC (+{b} on that move)",
-            utc_minute(at)
+            "  Longest joint wait before a same-IP move: {} ({b} buckets), ending {} UTC (+{b} on that move)",
+            crate::guide::buckets_as_time(b.into(), bucket_seconds),
+            &utc_minute(at)
         )?;
     }
     Ok(())
@@ -158,7 +221,7 @@ fn bucket_line(
 ) -> String {
     let mut line = format!(
         "{}  {:>+4}  {}",
-        utc_minute(c.bucket),
+        &utc_minute(c.bucket),
         c.score,
         c.cell.describe()
     );
@@ -172,7 +235,11 @@ fn bucket_line(
             .collect();
         line.push_str(&format!(" ({})", shared.join(", ")));
         if c.run > 0 {
-            line.push_str(&format!(", after {} buckets of joint waiting", c.run));
+            line.push_str(&format!(
+                ", after {} ({} buckets) of joint waiting",
+                crate::guide::buckets_as_time(c.run.into(), segments.bucket_seconds),
+                c.run
+            ));
         }
     }
     line
@@ -190,25 +257,29 @@ fn window_ips(segs: &[Segment], t: i64, bs: i64) -> Vec<IpId> {
     ips
 }
 
-/// Pseudonyms for IPs, `IP-1`, `IP-2`, ... in order of first mention.
-struct IpLabels {
+/// IP names in an explanation: the season's pseudonyms, or raw addresses
+/// with `--show-ips`.
+struct IpLabels<'p> {
     show_ips: bool,
-    order: BTreeMap<IpId, usize>,
+    pseudonyms: &'p IpPseudonyms,
+    /// Whether a pseudonym was printed.
+    used: bool,
 }
 
-impl IpLabels {
-    fn new(show_ips: bool) -> Self {
+impl<'p> IpLabels<'p> {
+    fn new(show_ips: bool, pseudonyms: &'p IpPseudonyms) -> Self {
         IpLabels {
             show_ips,
-            order: BTreeMap::new(),
+            pseudonyms,
+            used: false,
         }
     }
 
     fn label(&mut self, ip: IpId, names: &Names) -> String {
         if self.show_ips {
-            return names.name(ip).to_owned();
+            return terminal(names.name(ip)).into_owned();
         }
-        let next = self.order.len() + 1;
-        format!("IP-{}", self.order.entry(ip).or_insert(next))
+        self.used = true;
+        self.pseudonyms.label(ip)
     }
 }

@@ -2,10 +2,31 @@
 //! assigned in order of first sight and never changed.
 
 use super::{Result, Store};
+use crate::{IpPseudonyms, Season, Segments};
 use sqlx::Row;
 use std::collections::HashMap;
 
 impl Store {
+    /// The IP pseudonyms of a season (`IP-1`, `IP-2`, ... in order of first
+    /// sight within the season, kept forever): the one source of IP names
+    /// for `explain`, the timelines, the reports and the web pages, so each
+    /// address has one name everywhere in a season.
+    pub async fn season_pseudonyms(
+        &self,
+        season: &Season,
+        segments: &Segments,
+    ) -> Result<IpPseudonyms> {
+        let order = crate::pseudonym::first_seen(segments, season.from, season.to);
+        let names: Vec<&str> = order.iter().map(|&ip| segments.ips.name(ip)).collect();
+        let numbers = self.ip_pseudonyms(season.number, &names).await?;
+        Ok(IpPseudonyms::new(
+            order
+                .iter()
+                .filter_map(|&ip| numbers.get(segments.ips.name(ip)).map(|&n| (ip, n)))
+                .collect(),
+        ))
+    }
+
     /// The numbers of a season's IP pseudonyms (`IP-3` is 3), by address.
     /// `first_seen` lists the addresses in order of first sight; those not yet
     /// numbered get the next numbers, in that order, in one transaction.

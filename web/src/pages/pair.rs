@@ -108,6 +108,10 @@ pub async fn pair(
     }
     let t = result.params.threshold;
     let segments = state.segments(result.params.bucket_seconds).await?;
+    let pseudonyms = state
+        .store()
+        .season_pseudonyms(&scan.season, &segments)
+        .await?;
     let evidence = viz::explain(
         &segments,
         &scan.season,
@@ -116,6 +120,7 @@ pub async fn pair(
         &b,
         TOP_BUCKETS,
         revealed,
+        &pseudonyms,
     )
     .map_err(|e| WebError::NotFound(e.to_string()))?;
     let clique = result
