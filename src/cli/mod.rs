@@ -4,6 +4,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use schema::store::DEFAULT_DATABASE_URL;
 use std::path::PathBuf;
 
+mod workbench;
+pub use workbench::*;
+
 /// Examples and exit statuses at the foot of `detect --help`.
 const MAIN_AFTER_HELP: &str = "\
 Examples:
@@ -114,43 +117,6 @@ pub enum Command {
     Verdict(VerdictCommand),
     /// Print the audit log: sign-ins, evidence viewed, verdicts, IP reveals.
     Audit(AuditArgs),
-}
-
-#[derive(Debug, Args)]
-pub struct ServeArgs {
-    /// Address and port to listen on (keep it on loopback behind a TLS
-    /// reverse proxy).
-    #[arg(long, default_value = "127.0.0.1:8080")]
-    pub listen: String,
-    /// Mark the session cookie Secure (the site is served over HTTPS).
-    /// Requests with X-Forwarded-Proto: https get it anyway.
-    #[arg(long)]
-    pub secure_cookies: bool,
-    /// How long a sign-in lasts.
-    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=720))]
-    pub session_hours: u32,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum UserCommand {
-    /// Add a user; the password is the first line of standard input.
-    Add(UserAddArgs),
-    /// List the users and their roles.
-    List,
-    /// Remove a user (and end their sessions).
-    Remove { name: String },
-}
-
-#[derive(Debug, Args)]
-pub struct UserAddArgs {
-    pub name: String,
-    /// viewer (reads), moderator (also records verdicts) or admin (also
-    /// manages users, reads the audit log, may reveal raw IPs).
-    #[arg(long, value_parser = clap::value_parser!(schema::store::Role))]
-    pub role: schema::store::Role,
-    /// Set the role and password of an existing user instead of refusing.
-    #[arg(long)]
-    pub update: bool,
 }
 
 #[derive(Debug, Args)]
@@ -301,6 +267,25 @@ pub struct InputLimits {
     /// Bytes per line.
     #[arg(long, default_value_t = schema::rules::DEFAULT_MAX_LINE)]
     pub max_line_bytes: usize,
+}
+
+impl InputLimits {
+    /// The bounds as the reader and the store take them.
+    pub fn limits(&self) -> anyhow::Result<schema::rules::Limits> {
+        let day = |s: &str| ingest::time::parse_date(s).map_err(anyhow::Error::msg);
+        let mut l = schema::rules::Limits {
+            earliest: day(&self.earliest)?,
+            max_field: self.max_field_bytes,
+            max_line: self.max_line_bytes,
+            ..Default::default()
+        };
+        if let Some(latest) = &self.latest {
+            // The whole day.
+            l.latest = day(latest)? + schema::SECONDS_PER_DAY - 1;
+        }
+        anyhow::ensure!(l.earliest <= l.latest, "--earliest lies after --latest");
+        Ok(l)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -500,74 +485,4 @@ pub struct DemoArgs {
     /// The simulated world's seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-}
-
-impl InputLimits {
-    /// The bounds as the reader and the store take them.
-    pub fn limits(&self) -> anyhow::Result<schema::rules::Limits> {
-        let day = |s: &str| ingest::time::parse_date(s).map_err(anyhow::Error::msg);
-        let mut l = schema::rules::Limits {
-            earliest: day(&self.earliest)?,
-            max_field: self.max_field_bytes,
-            max_line: self.max_line_bytes,
-            ..Default::default()
-        };
-        if let Some(latest) = &self.latest {
-            // The whole day.
-            l.latest = day(latest)? + schema::SECONDS_PER_DAY - 1;
-        }
-        anyhow::ensure!(l.earliest <= l.latest, "--earliest lies after --latest");
-        Ok(l)
-    }
-}
-
-#[derive(Debug, Subcommand)]
-pub enum VerdictCommand {
-    /// Record a verdict: two accounts for a pair, more for a whole clique.
-    /// A newer verdict supersedes an older one; none is ever deleted.
-    Set(VerdictSetArgs),
-    /// List verdicts, newest first.
-    List(VerdictListArgs),
-}
-
-#[derive(Debug, Args)]
-pub struct VerdictSetArgs {
-    /// The accounts: two for a pair, more for a clique.
-    #[arg(required = true, num_args = 2..)]
-    pub accounts: Vec<String>,
-    /// same-person, suspicious, household, shared-network or cleared.
-    #[arg(long = "as", value_name = "KIND")]
-    pub kind: schema::VerdictKind,
-    /// Why (kept for appeals).
-    #[arg(long, default_value = "")]
-    pub note: String,
-    /// Who decided.
-    #[arg(long)]
-    pub by: String,
-    /// The season the decision is about; its newest scan gives the similarity
-    /// at decision time [default: the newest scan holding these accounts].
-    #[arg(long)]
-    pub season: Option<u32>,
-}
-
-#[derive(Debug, Args)]
-pub struct VerdictListArgs {
-    /// Only verdicts naming this account.
-    #[arg(long)]
-    pub account: Option<String>,
-    #[arg(long, value_enum, default_value_t = EvalFormat::Text)]
-    pub format: EvalFormat,
-}
-
-#[derive(Debug, Args)]
-pub struct AuditArgs {
-    /// Only entries from this day on (YYYY-MM-DD, UTC) or this moment
-    /// (YYYY-MM-DD HH:MM:SS, UTC).
-    #[arg(long)]
-    pub since: Option<String>,
-    /// Only entries by this user.
-    #[arg(long)]
-    pub by: Option<String>,
-    #[arg(long, value_enum, default_value_t = EvalFormat::Text)]
-    pub format: EvalFormat,
 }

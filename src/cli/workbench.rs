@@ -1,0 +1,93 @@
+//! The workbench's commands: `detect serve`, `detect user`, `detect verdict`
+//! and `detect audit`.
+
+use super::EvalFormat;
+use clap::{Args, Subcommand};
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address and port to listen on (keep it on loopback behind a TLS
+    /// reverse proxy).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// Mark the session cookie Secure (the site is served over HTTPS).
+    /// Requests with X-Forwarded-Proto: https get it anyway.
+    #[arg(long)]
+    pub secure_cookies: bool,
+    /// How long a sign-in lasts.
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=720))]
+    pub session_hours: u32,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Add a user; the password is the first line of standard input.
+    Add(UserAddArgs),
+    /// List the users and their roles.
+    List,
+    /// Remove a user (and end their sessions).
+    Remove { name: String },
+}
+
+#[derive(Debug, Args)]
+pub struct UserAddArgs {
+    pub name: String,
+    /// viewer (reads), moderator (also records verdicts) or admin (also
+    /// manages users, reads the audit log, may reveal raw IPs).
+    #[arg(long, value_parser = clap::value_parser!(schema::store::Role))]
+    pub role: schema::store::Role,
+    /// Set the role and password of an existing user instead of refusing.
+    #[arg(long)]
+    pub update: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum VerdictCommand {
+    /// Record a verdict: two accounts for a pair, more for a whole clique.
+    /// A newer verdict supersedes an older one; none is ever deleted.
+    Set(VerdictSetArgs),
+    /// List verdicts, newest first.
+    List(VerdictListArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct VerdictSetArgs {
+    /// The accounts: two for a pair, more for a clique.
+    #[arg(required = true, num_args = 2..)]
+    pub accounts: Vec<String>,
+    /// same-person, suspicious, household, shared-network or cleared.
+    #[arg(long = "as", value_name = "KIND")]
+    pub kind: schema::VerdictKind,
+    /// Why (kept for appeals).
+    #[arg(long, default_value = "")]
+    pub note: String,
+    /// Who decided.
+    #[arg(long)]
+    pub by: String,
+    /// The season the decision is about; its newest scan gives the similarity
+    /// at decision time [default: the newest scan holding these accounts].
+    #[arg(long)]
+    pub season: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct VerdictListArgs {
+    /// Only verdicts naming this account.
+    #[arg(long)]
+    pub account: Option<String>,
+    #[arg(long, value_enum, default_value_t = EvalFormat::Text)]
+    pub format: EvalFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct AuditArgs {
+    /// Only entries from this day on (YYYY-MM-DD, UTC) or this moment
+    /// (YYYY-MM-DD HH:MM:SS, UTC).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only entries by this user.
+    #[arg(long)]
+    pub by: Option<String>,
+    #[arg(long, value_enum, default_value_t = EvalFormat::Text)]
+    pub format: EvalFormat,
+}
