@@ -450,11 +450,32 @@ pub fn default_threshold(mode: schema::Mode) -> f64 {
 /// The default bucket size, in minutes.
 pub const DEFAULT_BUCKET_MINUTES: u32 = (DEFAULT_BUCKET_SECONDS / 60) as u32;
 
-/// Opens the store named on the command line, with the IP key of
-/// `DETECT_IP_KEY` when it is set.
-pub async fn open_store(db: &str) -> Result<Store> {
+/// The store and site named on the command line (`--db`, `--site`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Db {
+    pub url: String,
+    pub site: String,
+}
+
+impl Db {
+    /// The default site of the store at `url`.
+    pub fn new(url: impl Into<String>) -> Db {
+        Db {
+            url: url.into(),
+            site: schema::store::DEFAULT_SITE.to_owned(),
+        }
+    }
+}
+
+/// Opens the store named on the command line, seen as its site, with the
+/// IP key of `DETECT_IP_KEY` when it is set.
+pub async fn open_store(db: &Db) -> Result<Store> {
     let key = crate::privacy::ip_key_from_env()?;
-    Ok(Store::open(db).await?.with_ip_key(key).await?)
+    Ok(Store::open(&db.url)
+        .await?
+        .with_ip_key(key)
+        .await?
+        .with_site(&db.site)?)
 }
 
 /// The IP pseudonyms of a season, kept by the store

@@ -19,7 +19,7 @@ pub struct IpLookupArgs {
     pub address: String,
 }
 
-pub async fn run(db: &str, command: IpCommand) -> Result<()> {
+pub async fn run(db: &crate::pipeline::Db, command: IpCommand) -> Result<()> {
     let IpCommand::Lookup(args) = command;
     let store = pipeline::open_store(db).await?;
     let sightings = store.lookup_ip(&args.address).await?;

@@ -7,7 +7,7 @@ use ingest::time::{format_utc, parse_date};
 use schema::season::seasons_in_game_names;
 use schema::{Season, SECONDS_PER_DAY};
 
-pub async fn run(db: &str, cmd: SeasonCommand) -> Result<()> {
+pub async fn run(db: &crate::pipeline::Db, cmd: SeasonCommand) -> Result<()> {
     let store = pipeline::open_store(db).await?;
     match cmd {
         SeasonCommand::Add(a) => {

@@ -54,6 +54,8 @@ struct RawSchedule {
 #[serde(deny_unknown_fields)]
 struct RawSource {
     name: Option<String>,
+    // The site its moves belong to.
+    site: Option<String>,
     // A directory of move logs.
     directory: Option<PathBuf>,
     files: Option<String>,
@@ -200,6 +202,8 @@ pub enum Source {
         dir: PathBuf,
         /// Only file names matching this.
         files: Option<Regex>,
+        /// The site its moves belong to.
+        site: String,
     },
     /// The site's own database, pulled incrementally past a mark.
     Database {
@@ -213,6 +217,8 @@ pub enum Source {
         key: String,
         /// The mark before the first pull.
         start: Mark,
+        /// The site its moves belong to.
+        site: String,
     },
 }
 
@@ -224,9 +230,38 @@ impl Source {
             Source::Database { name, .. } => name.clone(),
         }
     }
+
+    /// The site its moves belong to (`site = "..."`, default `default`).
+    pub fn site(&self) -> &str {
+        match self {
+            Source::Directory { site, .. } | Source::Database { site, .. } => site,
+        }
+    }
 }
 
 impl Config {
+    /// The sites the sources feed, sorted, each once; the default site when
+    /// there is no source.
+    pub fn sites(&self) -> Vec<String> {
+        let mut sites: Vec<String> = self.sources.iter().map(|s| s.site().to_owned()).collect();
+        if sites.is_empty() {
+            sites.push(schema::store::DEFAULT_SITE.to_owned());
+        }
+        sites.sort();
+        sites.dedup();
+        sites
+    }
+
+    /// Where the reports of `site` go: `report_dir` for the default site,
+    /// `report_dir/SITE` for another.
+    pub fn site_report_dir(&self, site: &str) -> PathBuf {
+        if site == schema::store::DEFAULT_SITE {
+            self.report_dir.clone()
+        } else {
+            self.report_dir.join(site)
+        }
+    }
+
     /// Reads and checks the configuration.
     pub fn load(path: &Path) -> Result<Config> {
         let text = std::fs::read_to_string(path)
@@ -396,6 +431,11 @@ pub fn check_cron(expr: &str) -> Result<(), String> {
 }
 
 fn check_source(s: RawSource) -> Result<Source, String> {
+    let site = s
+        .site
+        .clone()
+        .unwrap_or_else(|| schema::store::DEFAULT_SITE.to_owned());
+    schema::store::check_site(&site).map_err(|e| format!("site {site:?}: {e}"))?;
     match (&s.directory, &s.url) {
         (Some(_), Some(_)) => Err(
             "it has both `directory` and `url`: a source is either a directory or a database"
@@ -431,7 +471,11 @@ fn check_source(s: RawSource) -> Result<Source, String> {
                         .map_err(|e| format!("files {f:?} is not a regular expression: {e}"))
                 })
                 .transpose()?;
-            Ok(Source::Directory { dir: abs, files })
+            Ok(Source::Directory {
+                dir: abs,
+                files,
+                site,
+            })
         }
         (None, Some(url)) => {
             if s.files.is_some() {
@@ -472,6 +516,7 @@ fn check_source(s: RawSource) -> Result<Source, String> {
                 query,
                 key,
                 start: s.start.unwrap_or(Mark::Int(0)),
+                site,
             })
         }
     }

@@ -54,7 +54,7 @@ impl Live {
     /// at start.
     pub async fn open(source: &Source) -> Result<Live> {
         match source {
-            Source::Directory { dir, files } => Ok(Live::Directory {
+            Source::Directory { dir, files, .. } => Ok(Live::Directory {
                 dir: dir.clone(),
                 files: files.clone(),
                 failed: HashMap::new(),
@@ -65,6 +65,7 @@ impl Live {
                 query,
                 key,
                 start,
+                ..
             } => {
                 sqlx::any::install_default_drivers();
                 use secrecy::ExposeSecret;

@@ -144,17 +144,19 @@ impl Store {
             .transpose()?)
     }
 
-    /// The accounts that moved from `ip`, by day, from the stored moves. A
-    /// keyed store needs its key.
+    /// The site's accounts that moved from `ip`, by day, from the stored
+    /// moves. A keyed store needs its key.
     pub async fn lookup_ip(&self, ip: &str) -> Result<Vec<IpSighting>> {
         if self.ip_key.is_none() && self.is_keyed().await? {
             return Err(StoreError::IpKeyNeeded);
         }
-        let rows =
-            sqlx::query("SELECT username, ts FROM moves WHERE ip = $1 ORDER BY username, ts")
-                .bind(self.stored_ip(ip.trim()))
-                .fetch_all(&self.pool)
-                .await?;
+        let rows = sqlx::query(
+            "SELECT username, ts FROM moves WHERE ip = $1 AND site = $2 ORDER BY username, ts",
+        )
+        .bind(self.stored_ip(ip.trim()))
+        .bind(self.site.to_string())
+        .fetch_all(&self.pool)
+        .await?;
         let mut out: Vec<IpSighting> = Vec::new();
         for r in &rows {
             let username: String = r.try_get(0)?;
