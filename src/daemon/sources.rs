@@ -6,10 +6,9 @@
 
 use super::config::{Mark, Source};
 use super::Control;
-use crate::pipeline::Occurrences;
+use crate::pipeline::{self, IngestSummary};
 use anyhow::{anyhow, bail, Context, Result};
-use ingest::{open_log_with, LogLine};
-use schema::store::{redact_url, NewMove, Store};
+use schema::store::{redact_url, NewMove, Store, INSERT_CHUNK};
 use schema::Move;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions, AnyRow, AnyTypeInfoKind};
 use sqlx::{AnyPool, Column, Connection, Executor, Row, Statement, ValueRef};
@@ -17,9 +16,6 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::{Duration, UNIX_EPOCH};
-
-/// Moves handed to the store per insert call.
-const INSERT_CHUNK: usize = 5000;
 
 /// A source ready to be read: a site database has its connection pool.
 pub enum Live {
@@ -250,15 +246,9 @@ async fn pull_directory(
     pulled
 }
 
-#[derive(Debug, Default)]
-struct FileIngest {
-    moves: u64,
-    stored: u64,
-    skipped: u64,
-}
-
-/// Ingests one file whole, and sets its mark, in one store transaction. A
-/// bad line rejects the file (nothing stored, mark unchanged). Moves already
+/// Ingests one file whole, and sets its mark, in one store transaction
+/// (through [`pipeline::read_log_into`], as `detect ingest` does). A bad
+/// line rejects the file (nothing stored, mark unchanged). Moves already
 /// stored (the file read before it grew) are ignored.
 async fn ingest_file(
     store: &Store,
@@ -266,31 +256,17 @@ async fn ingest_file(
     source: &str,
     mark: &str,
     control: &Control,
-) -> Result<FileIngest> {
+) -> Result<IngestSummary> {
     let name = path.to_str().context("the file name is not UTF-8")?;
-    let reader = open_log_with(name, store.limits())?;
-    let mut out = FileIngest::default();
     let mut batch = store.begin_ingest().await?;
-    let mut occurrences = Occurrences::new();
-    let mut chunk = Vec::with_capacity(INSERT_CHUNK);
-    for line in reader {
-        match line {
-            Ok((_, LogLine::Move(m))) => {
-                out.moves += 1;
-                chunk.push(occurrences.number(m));
-                if chunk.len() == INSERT_CHUNK {
-                    out.stored += batch.insert(&chunk).await?;
-                    chunk.clear();
-                }
-            }
-            Ok((_, LogLine::Skipped)) => out.skipped += 1,
-            Err(e) => {
-                batch.rollback().await?;
-                return Err(e.into());
-            }
+    let read = pipeline::read_log_into(&mut batch, name, store.limits(), false, None).await;
+    let out = match read {
+        Ok(out) => out,
+        Err(e) => {
+            batch.rollback().await?;
+            return Err(e);
         }
-    }
-    out.stored += batch.insert(&chunk).await?;
+    };
     batch.set_source_mark(source, mark).await?;
     control.pause_in_transaction().await;
     batch.commit().await?;

@@ -26,6 +26,7 @@
 mod alerts;
 mod audit;
 mod crowds;
+mod ingest;
 mod links;
 mod marks;
 mod moves;
@@ -39,6 +40,7 @@ mod sql;
 mod users;
 mod verdicts;
 
+pub use ingest::INSERT_CHUNK;
 pub use links::AccountPair;
 pub use moves::IngestBatch;
 pub use privacy::{network_of, IpKey, IpSighting, IP_HASH_PREFIX, NET_HASH_PREFIX};

@@ -25,6 +25,8 @@ impl Store {
             purged_before,
             expired: 0,
             site: self.site.clone(),
+            occurrences: super::ingest::Occurrences::new(),
+            pending: Vec::new(),
         })
     }
 
@@ -110,7 +112,7 @@ impl Store {
 pub struct IngestBatch<'s> {
     backend: Backend,
     tx: Transaction<'s, Any>,
-    stored: u64,
+    pub(super) stored: u64,
     limits: Limits,
     ip_key: Option<std::sync::Arc<super::IpKey>>,
     /// Moves before this were purged: they are not stored again.
@@ -118,6 +120,10 @@ pub struct IngestBatch<'s> {
     expired: u64,
     /// The site every move of the batch belongs to.
     site: std::sync::Arc<str>,
+    /// Numbers identical moves pushed into the batch.
+    pub(super) occurrences: super::ingest::Occurrences,
+    /// Moves pushed and not yet stored.
+    pub(super) pending: Vec<NewMove>,
 }
 
 /// The `store_state` key of a site's moves generation (the default site
@@ -218,6 +224,7 @@ impl IngestBatch<'_> {
     /// Makes the ingest visible; bumps the moves generation if anything new
     /// was stored. Returns the number of new moves.
     pub async fn commit(mut self) -> Result<u64> {
+        self.flush().await?;
         if self.stored > 0 {
             // Computed in Rust: the two back ends disagree on casting text.
             let key = generation_key(&self.site);

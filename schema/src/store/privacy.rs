@@ -102,6 +102,26 @@ pub(super) fn stored_ip(key: Option<&IpKey>, ip: &str) -> (String, Option<String
     }
 }
 
+/// What the audit log writes for an IP address looked up: never the raw
+/// address. In a keyed store its stored form (`ipk_...`, which only the
+/// key's holder can match); in a plain store `ipfp_` and the first 16 bytes
+/// of its SHA-256, in hex (a fingerprint that names the address without
+/// spelling it; the plain store's moves hold the address anyway).
+pub(super) fn audit_ip(key: Option<&IpKey>, ip: &str) -> String {
+    match key {
+        Some(k) => k.pseudonym(ip),
+        None => {
+            use sha2::Digest;
+            let digest = Sha256::digest(ip.as_bytes());
+            let hex: String = digest[..HASH_BYTES]
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            format!("ipfp_{hex}")
+        }
+    }
+}
+
 /// One account seen at an address on one UTC day.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IpSighting {
@@ -142,6 +162,12 @@ impl Store {
             .await?
             .map(|r| r.try_get(0))
             .transpose()?)
+    }
+
+    /// How the audit log names `ip`: never the raw address (see
+    /// [`audit_ip`]).
+    pub fn audit_ip(&self, ip: &str) -> String {
+        audit_ip(self.ip_key.as_deref(), ip.trim())
     }
 
     /// The site's accounts that moved from `ip`, by day, from the stored
