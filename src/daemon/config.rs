@@ -617,6 +617,7 @@ query = "SELECT id, username, game, ts AS timestamp, ip FROM m WHERE id > $1 ORD
 key = "id"
 [[source]]
 name = "otm"
+site = "otm"
 url = "sqlite://site.db"
 query = "SELECT * FROM m WHERE t > $1 ORDER BY t"
 key = "t"
@@ -628,6 +629,11 @@ start = "2015-01-01"
         assert_eq!(c.seasons, Seasons::List(vec![6, 7]));
         assert_eq!(store_url(&c, "sqlite://x.db"), "sqlite://s.db");
         assert_eq!(c.sources.len(), 3);
+        let sites: Vec<&str> = c.sources.iter().map(Source::site).collect();
+        assert_eq!(sites, ["default", "default", "otm"]);
+        assert_eq!(c.sites(), ["default", "otm"]);
+        assert_eq!(c.site_report_dir("default"), c.report_dir);
+        assert_eq!(c.site_report_dir("otm"), c.report_dir.join("otm"));
         // The site database's password never shows, not even in `Debug`.
         assert!(!format!("{:?}", c.sources).contains("secret"));
         match &c.sources[1] {
@@ -677,6 +683,8 @@ start = "2015-01-01"
                 .contains("never uses $1")
         );
         assert!(err("[[source]]\nurl = \"x\"\nqurey = \"y\"").contains("unknown field `qurey`"));
+        let e = err("[[source]]\nsite = \"a/b\"\ndirectory = \".\"");
+        assert!(e.contains("source 1") && e.contains("site \"a/b\""), "{e}");
     }
 
     #[test]

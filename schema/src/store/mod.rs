@@ -365,6 +365,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn site_names() {
+        for ok in ["default", "otm", "site-2", "a_b.c", &"x".repeat(64)] {
+            assert_eq!(check_site(ok), Ok(()), "{ok}");
+        }
+        for bad in ["", "a/b", "a b", "é", "a\n", &"x".repeat(65)] {
+            assert!(check_site(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
     fn urls() {
         assert_eq!(normalize_url("x.db"), "sqlite://x.db");
         assert_eq!(normalize_url("sqlite::memory:"), "sqlite::memory:");
