@@ -36,6 +36,7 @@ mod purge;
 mod scans;
 mod seasons;
 mod segments;
+mod site_db;
 mod sql;
 mod users;
 mod verdicts;
@@ -45,6 +46,7 @@ pub use links::AccountPair;
 pub use moves::IngestBatch;
 pub use privacy::{network_of, IpKey, IpSighting, IP_HASH_PREFIX, NET_HASH_PREFIX};
 pub use purge::Purged;
+pub use site_db::{SiteDatabase, SiteDbError, SiteKey, SiteRow, SiteTime};
 pub use users::{NewSession, Role, Session, User};
 pub use verdicts::VerdictError;
 
