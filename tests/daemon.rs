@@ -99,10 +99,9 @@ fn daemon_cmd(
     cmd
 }
 
+/// Runs `detect daemon --once` (killed, failing the test, if it hangs).
 fn once(dir: &Path, db: &str, config: &Path) -> Output {
-    daemon_cmd(dir, db, config, &["--once"], None)
-        .output()
-        .expect("run detect daemon --once")
+    output_within(&mut daemon_cmd(dir, db, config, &["--once"], None))
 }
 
 fn once_ok(dir: &Path, db: &str, config: &Path) -> String {

@@ -132,16 +132,16 @@ fn the_daemon_log_shows_hostile_names_escaped() {
         ),
     )
     .unwrap();
-    let out = std::process::Command::new(BIN)
-        .current_dir(dir)
-        .args(["-v", "--db", &db.url, "daemon", "--config"])
-        .arg(&config)
-        .arg("--once")
-        .env_remove("RUST_LOG")
-        .env_remove("DETECT_DATABASE_URL")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = output_within(
+        std::process::Command::new(BIN)
+            .current_dir(dir)
+            .args(["-v", "--db", &db.url, "daemon", "--config"])
+            .arg(&config)
+            .arg("--once")
+            .env_remove("RUST_LOG")
+            .env_remove("DETECT_DATABASE_URL")
+            .stdin(Stdio::null()),
+    );
     let log = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{log}");
     assert!(log.contains("newly flagged"), "{log}");

@@ -82,17 +82,17 @@ fn moves_in(lines: &[String]) -> i64 {
 }
 
 fn once(db: &TestDb, config: &Path) -> String {
-    let out = Command::new(BIN)
-        .current_dir(db.dir.path())
-        .args(["-v", "--db", &db.url, "daemon", "--once", "--config"])
-        .arg(config)
-        .env_remove("DETECT_DATABASE_URL")
-        .env_remove("DETECT_IP_KEY")
-        .env_remove("RUST_LOG")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
+    let out = output_within(
+        Command::new(BIN)
+            .current_dir(db.dir.path())
+            .args(["-v", "--db", &db.url, "daemon", "--once", "--config"])
+            .arg(config)
+            .env_remove("DETECT_DATABASE_URL")
+            .env_remove("DETECT_IP_KEY")
+            .env_remove("RUST_LOG")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null()),
+    );
     let log = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "detect daemon --once failed:\n{log}");
     log

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{golden_dir, Backend, TestDb, BIN};
+use common::{golden_dir, output_within, Backend, TestDb, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -127,17 +127,17 @@ fn toml_str(p: &Path) -> String {
 fn daemon_once(dir: &Path, db: &str, config_text: &str) {
     let config = dir.join("detect.toml");
     std::fs::write(&config, config_text).unwrap();
-    let out = Command::new(BIN)
-        .current_dir(dir)
-        .args(["-v", "--db", db, "daemon", "--once", "--config"])
-        .arg(&config)
-        .env_remove("DETECT_DATABASE_URL")
-        .env_remove("DETECT_SITE")
-        .env_remove("RUST_LOG")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run detect daemon --once");
+    let out = output_within(
+        Command::new(BIN)
+            .current_dir(dir)
+            .args(["-v", "--db", db, "daemon", "--once", "--config"])
+            .arg(&config)
+            .env_remove("DETECT_DATABASE_URL")
+            .env_remove("DETECT_SITE")
+            .env_remove("RUST_LOG")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null()),
+    );
     assert!(
         out.status.success(),
         "detect daemon --once failed:\n{}",

@@ -217,7 +217,7 @@ pub fn run_in_env(
             .write_all(input)
             .expect("write stdin");
     }
-    child.wait_with_output().expect("wait for detect")
+    finish_within(child, RUN_LIMIT)
 }
 
 /// Runs `detect ARGS...` in `dir` with no `--db` and no
@@ -350,4 +350,68 @@ pub fn ip_addresses_of(log: &Path) -> Vec<String> {
     ips.sort();
     ips.dedup();
     ips
+}
+
+/// How long one run of `detect` may take in these tests: far above any of
+/// them (seconds), far below CI's limit, so a run that hangs fails its test
+/// with what it printed instead of stalling the whole suite.
+pub const RUN_LIMIT: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// Runs `cmd` (stdin as the caller set it) and collects its output, or kills
+/// it and fails after [`RUN_LIMIT`].
+pub fn output_within(cmd: &mut Command) -> Output {
+    let child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run detect");
+    finish_within(child, RUN_LIMIT)
+}
+
+/// Waits for a child whose stdout and stderr are piped, reading both as it
+/// runs; kills it and fails with its stderr after `limit`.
+pub fn finish_within(mut child: std::process::Child, limit: std::time::Duration) -> Output {
+    use std::io::Read;
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut p) = pipe {
+                p.read_to_end(&mut buf).ok();
+            }
+            buf
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for detect") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            child.kill().ok();
+            child.wait().ok();
+            let err = stderr.join().unwrap_or_default();
+            panic!(
+                "detect still running after {limit:?}, killed; it printed:\n{}",
+                String::from_utf8_lossy(&err)
+            );
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: stdout.join().expect("stdout reader"),
+        stderr: stderr.join().expect("stderr reader"),
+    }
 }
