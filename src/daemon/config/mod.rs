@@ -1,0 +1,338 @@
+//! The daemon's configuration: a TOML file, read and checked once at start.
+//!
+//! Everything that can be wrong with it is found before the daemon does any
+//! work, and reported as one sentence naming the file and the problem:
+//! unknown keys (every table denies them), cron expressions that do not
+//! parse, a missing directory, an empty list of seasons, a threshold outside
+//! `[0, 1]`. See `detect.example.toml` at the root of the repository.
+
+use anyhow::{anyhow, bail, Context, Result};
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::Deserialize;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+mod source;
+
+use source::{check_source, RawSource};
+pub use source::{fnv1a, Mark, Source};
+
+/// The default of `current_days`.
+pub const DEFAULT_CURRENT_DAYS: u32 = 14;
+/// The default of `keep_scans`.
+pub const DEFAULT_KEEP_SCANS: u32 = 10;
+/// The default of `report_dir`.
+pub const DEFAULT_REPORT_DIR: &str = "reports";
+
+/// The configuration as written in the file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    database: Option<String>,
+    threshold: Option<f64>,
+    bucket_minutes: Option<u32>,
+    mode: Option<schema::Mode>,
+    report_dir: Option<PathBuf>,
+    seasons: Option<Seasons>,
+    current_days: Option<u32>,
+    keep_scans: Option<u32>,
+    ip_key: Option<secrecy::SecretString>,
+    retention_days: Option<u32>,
+    schedule: Option<RawSchedule>,
+    #[serde(default, rename = "source")]
+    sources: Vec<RawSource>,
+    public_url: Option<String>,
+    reopen_margin: Option<f64>,
+    #[serde(default, rename = "alert")]
+    alerts: Vec<super::alerts::RawAlert>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSchedule {
+    ingest: Option<String>,
+    scan: Option<String>,
+}
+
+/// Which seasons each scan covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seasons {
+    /// These season numbers.
+    List(Vec<u32>),
+    /// Every season with a move in its games during the `current_days` days
+    /// up to the newest stored move.
+    Current,
+}
+
+impl<'de> Deserialize<'de> for Seasons {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Seasons;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("\"current\" or a list of season numbers such as [6, 7]")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Seasons, E> {
+                if s == "current" {
+                    Ok(Seasons::Current)
+                } else {
+                    Err(E::invalid_value(de::Unexpected::Str(s), &self))
+                }
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Seasons, A::Error> {
+                let mut list = Vec::new();
+                while let Some(n) = seq.next_element::<u32>()? {
+                    list.push(n);
+                }
+                Ok(Seasons::List(list))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The checked configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The file it was read from, as given.
+    pub path: PathBuf,
+    /// The store URL, when the file names one (it then wins over `--db`).
+    pub database: Option<String>,
+    pub threshold: f64,
+    pub bucket_minutes: u32,
+    /// Which rules score (`mode = "improved"` or `"reference"`).
+    pub mode: schema::Mode,
+    pub report_dir: PathBuf,
+    pub seasons: Seasons,
+    pub current_days: u32,
+    /// How many scans of each season the store keeps (older ones are
+    /// deleted after a new scan).
+    pub keep_scans: u32,
+    /// The key IPs are hashed with (a secret; wins over DETECT_IP_KEY).
+    pub ip_key: Option<schema::store::IpKey>,
+    /// Moves and IP rows older than this many days are purged once a day.
+    pub retention_days: Option<u32>,
+    /// Cron expressions (with a seconds field), UTC.
+    pub ingest_schedule: Option<String>,
+    pub scan_schedule: Option<String>,
+    pub sources: Vec<Source>,
+    /// Where moderators reach `detect serve`, for links in alerts.
+    pub public_url: Option<url::Url>,
+    /// How far above its decided level a known relationship must rise to
+    /// be flagged again.
+    pub reopen_margin: f64,
+    /// Webhooks alerted of new flags.
+    pub alerts: Vec<super::alerts::AlertTarget>,
+}
+
+impl Config {
+    /// The sites the sources feed, sorted, each once; the default site when
+    /// there is no source.
+    pub fn sites(&self) -> Vec<String> {
+        let mut sites: Vec<String> = self.sources.iter().map(|s| s.site().to_owned()).collect();
+        if sites.is_empty() {
+            sites.push(schema::store::DEFAULT_SITE.to_owned());
+        }
+        sites.sort();
+        sites.dedup();
+        sites
+    }
+
+    /// Where the reports of `site` go: `report_dir` for the default site,
+    /// `report_dir/SITE` for another.
+    pub fn site_report_dir(&self, site: &str) -> PathBuf {
+        if site == schema::store::DEFAULT_SITE {
+            self.report_dir.clone()
+        } else {
+            self.report_dir.join(site)
+        }
+    }
+
+    /// Reads and checks the configuration.
+    pub fn load(path: &Path) -> Result<Config> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read the configuration {}", path.display()))?;
+        Config::parse(path, &text)
+    }
+
+    /// Checks the configuration `text` read from `path`.
+    pub fn parse(path: &Path, text: &str) -> Result<Config> {
+        let shown = path.display();
+        let raw: RawConfig = toml::from_str(text).map_err(|e| {
+            let at = e
+                .span()
+                .map(|s| {
+                    let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+                    format!(", line {line}")
+                })
+                .unwrap_or_default();
+            anyhow!(
+                "the configuration {shown}{at}: {}",
+                e.message().trim().replace('\n', " ")
+            )
+        })?;
+        let fail = |m: String| anyhow!("the configuration {shown}: {m}");
+
+        let mode = raw.mode.unwrap_or(crate::pipeline::DEFAULT_MODE);
+        let threshold = raw
+            .threshold
+            .unwrap_or(crate::pipeline::default_threshold(mode));
+        if !(0.0..=1.0).contains(&threshold) {
+            return Err(fail(format!(
+                "threshold must lie between 0 and 1, not {threshold}"
+            )));
+        }
+        let bucket_minutes = raw
+            .bucket_minutes
+            .unwrap_or(crate::pipeline::DEFAULT_BUCKET_MINUTES);
+        if !(1..=1440).contains(&bucket_minutes) {
+            return Err(fail(format!(
+                "bucket_minutes must lie between 1 and 1440, not {bucket_minutes}"
+            )));
+        }
+        let seasons = raw.seasons.unwrap_or(Seasons::Current);
+        if seasons == Seasons::List(vec![]) {
+            return Err(fail(
+                "seasons is an empty list: name at least one season, or write seasons = \"current\""
+                    .into(),
+            ));
+        }
+        let current_days = raw.current_days.unwrap_or(DEFAULT_CURRENT_DAYS);
+        if current_days == 0 {
+            return Err(fail("current_days must be at least 1".into()));
+        }
+        let keep_scans = raw.keep_scans.unwrap_or(DEFAULT_KEEP_SCANS);
+        if keep_scans == 0 {
+            return Err(fail("keep_scans must be at least 1".into()));
+        }
+        let ip_key = match raw.ip_key {
+            Some(k) => {
+                Some(schema::store::IpKey::new(k).ok_or_else(|| fail("ip_key is empty".into()))?)
+            }
+            None => None,
+        };
+        if raw.retention_days == Some(0) {
+            return Err(fail("retention_days must be at least 1".into()));
+        }
+        if let Some(db) = &raw.database {
+            if db.trim().is_empty() {
+                return Err(fail("database is empty".into()));
+            }
+        }
+        let (ingest_schedule, scan_schedule) = match raw.schedule {
+            Some(s) => {
+                for (key, expr) in [("ingest", &s.ingest), ("scan", &s.scan)] {
+                    if let Some(expr) = expr {
+                        check_cron(expr).map_err(|why| {
+                            fail(format!(
+                                "schedule.{key} {expr:?} is not a cron expression: {why}"
+                            ))
+                        })?;
+                    }
+                }
+                (s.ingest, s.scan)
+            }
+            None => (None, None),
+        };
+        let mut sources = Vec::new();
+        for (i, s) in raw.sources.into_iter().enumerate() {
+            let n = i + 1;
+            let source = check_source(s)
+                .map_err(|m| fail(format!("source {n} (the [[source]] table number {n}): {m}")))?;
+            sources.push(source);
+        }
+        let mut names = std::collections::BTreeSet::new();
+        for s in &sources {
+            let key = match s {
+                Source::Directory { dir, .. } => format!("dir:{}", dir.display()),
+                Source::Database { name, .. } => name.clone(),
+            };
+            if !names.insert(key) {
+                return Err(fail(format!(
+                    "the {} is configured twice (give one of them another name)",
+                    s.describe()
+                )));
+            }
+        }
+        let public_url = raw
+            .public_url
+            .map(|u| super::alerts::check_public_url(&u))
+            .transpose()
+            .map_err(fail)?;
+        let reopen_margin = raw.reopen_margin.unwrap_or(scoring::DEFAULT_REOPEN_MARGIN);
+        if !(0.0..=1.0).contains(&reopen_margin) {
+            return Err(fail(format!(
+                "reopen_margin must lie between 0 and 1, not {reopen_margin}"
+            )));
+        }
+        let mut alerts = Vec::new();
+        for (i, a) in raw.alerts.into_iter().enumerate() {
+            let n = i + 1;
+            alerts.push(
+                super::alerts::check_alert(a).map_err(|m| {
+                    fail(format!("alert {n} (the [[alert]] table number {n}): {m}"))
+                })?,
+            );
+        }
+        Ok(Config {
+            path: path.to_owned(),
+            database: raw.database,
+            threshold,
+            bucket_minutes,
+            mode,
+            report_dir: raw
+                .report_dir
+                .unwrap_or_else(|| PathBuf::from(DEFAULT_REPORT_DIR)),
+            seasons,
+            current_days,
+            keep_scans,
+            ip_key,
+            retention_days: raw.retention_days,
+            ingest_schedule,
+            scan_schedule,
+            sources,
+            public_url,
+            reopen_margin,
+            alerts,
+        })
+    }
+}
+
+/// Whether the scheduler accepts `expr`; if not, why.
+pub fn check_cron(expr: &str) -> Result<(), String> {
+    let fields = expr.split_whitespace().count();
+    if !(6..=7).contains(&fields) {
+        return Err(format!(
+            "it has {fields} fields where the scheduler wants 6, with seconds first \
+             (sec min hour day-of-month month day-of-week, e.g. \"0 */5 * * * *\"), or 7 with a year"
+        ));
+    }
+    tokio_cron_scheduler::Job::new_async(expr, |_, _| Box::pin(async {}))
+        .map(|_| ())
+        .map_err(|_| {
+            "one of its fields is out of range or malformed (sec min hour day-of-month month \
+             day-of-week, e.g. \"0 */5 * * * *\")"
+                .to_owned()
+        })
+}
+
+/// The store URL the daemon uses: the configuration's `database` when it
+/// names one, else `--db` / `DETECT_DATABASE_URL` / the default.
+pub fn store_url(config: &Config, cli_db: &str) -> String {
+    config.database.clone().unwrap_or_else(|| cli_db.to_owned())
+}
+
+/// Fails unless the daemon (not `--once`) has something to schedule.
+pub fn require_schedule(config: &Config) -> Result<()> {
+    if config.scan_schedule.is_none() && config.ingest_schedule.is_none() {
+        bail!(
+            "the configuration {}: [schedule] names no `scan` (nor `ingest`) cron expression, so the daemon \
+             would never run; add one, or run once with --once",
+            config.path.display()
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;
