@@ -2,6 +2,7 @@
 //! crowded each address was on each day, and which network it belongs to.
 
 use super::handoffs::MoveTimes;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use schema::{Epoch, IpDay, IpId, Season, Segments, UserId};
 use std::net::IpAddr;
@@ -58,12 +59,12 @@ impl<'s> Context<'s> {
         let networks = segments
             .ips
             .as_slice()
-            .iter()
+            .par_iter()
             .map(|s| network_of(s))
             .collect();
         let totals = segments
             .by_user
-            .iter()
+            .par_iter()
             .map(|segs| {
                 super::signals::totals(crate::in_season(segs, season), segments.bucket_seconds)
             })
