@@ -19,7 +19,10 @@ use cli::{Cli, Command};
 
 /// Runs one command.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
-    let db = cli.db.clone();
+    let db = pipeline::Db {
+        url: cli.db.clone(),
+        site: cli.site.clone(),
+    };
     match cli.command {
         Command::Ingest(args) => commands::ingest::run(&db, args).await,
         Command::Season(args) => commands::season::run(&db, args).await,
@@ -32,7 +35,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Simulate(args) => commands::simulate::run_simulate(args),
         Command::Eval(args) => commands::simulate::run_eval(&db, args).await,
         Command::Demo(args) => commands::simulate::run_demo(args).await,
-        Command::Daemon(args) => daemon::run(&db, args).await,
+        Command::Daemon(args) => daemon::run(&db.url, args).await,
         Command::Completions(args) => commands::docs::run_completions(args),
         Command::Man(args) => commands::docs::run_man(args),
         Command::Serve(args) => commands::serve::run(&db, args).await,

@@ -4,12 +4,8 @@
 use anyhow::{anyhow, bail, Result};
 use ingest::{open_log_with, Limits, LogLine, ReadError, Segmenter};
 use schema::season::seasons_in_game_names;
-use schema::store::{NewMove, Store, StoredScan};
-use schema::{Move, Names, ScanParams, ScanResult, Season, Segments, DEFAULT_BUCKET_SECONDS};
-use std::collections::HashMap;
-
-/// Moves handed to the store per insert call.
-const INSERT_CHUNK: usize = 5000;
+use schema::store::{IngestBatch, Store, StoredScan};
+use schema::{Names, ScanParams, ScanResult, Season, Segments, DEFAULT_BUCKET_SECONDS};
 
 /// How many bad lines a `--skip-bad` summary lists.
 pub const BAD_LINES_LISTED: usize = 5;
@@ -63,52 +59,6 @@ impl std::fmt::Display for IngestSummary {
     }
 }
 
-/// Numbers identical records within one file, so that a log which really
-/// holds the same move twice keeps both while a second ingest of the file
-/// stores nothing. For time-sorted input only the current second is kept in
-/// memory.
-#[derive(Default)]
-pub struct Occurrences {
-    seen: HashMap<(String, String, i64, String), u32>,
-    latest: i64,
-    sorted: bool,
-}
-
-impl Occurrences {
-    pub fn new() -> Self {
-        Occurrences {
-            seen: HashMap::new(),
-            latest: i64::MIN,
-            sorted: true,
-        }
-    }
-
-    pub fn number(&mut self, m: Move) -> NewMove {
-        if m.timestamp < self.latest {
-            self.sorted = false;
-        } else if m.timestamp > self.latest {
-            if self.sorted {
-                self.seen.clear();
-            }
-            self.latest = m.timestamp;
-        }
-        let key = (m.username, m.game, m.timestamp, m.ip);
-        let n = self.seen.entry(key.clone()).or_insert(0);
-        let occurrence = *n;
-        *n += 1;
-        let (username, game, timestamp, ip) = key;
-        NewMove {
-            mv: Move {
-                username,
-                game,
-                timestamp,
-                ip,
-            },
-            occurrence,
-        }
-    }
-}
-
 /// A progress spinner counting lines on standard error when it is a
 /// terminal (hidden otherwise, and with `-q`).
 pub fn spinner(message: String) -> indicatif::ProgressBar {
@@ -118,28 +68,55 @@ pub fn spinner(message: String) -> indicatif::ProgressBar {
 /// Ingests one log into the store in one transaction. A bad line rejects the
 /// whole file (nothing of it is stored) unless `skip_bad`.
 pub async fn ingest_file(store: &Store, path: &str, skip_bad: bool) -> Result<IngestSummary> {
-    let reader = open_log_with(path, store.limits())?;
+    let mut batch = store.begin_ingest().await?;
+    let bar = spinner(format!("reading {path}"));
+    let read = read_log_into(&mut batch, path, store.limits(), skip_bad, Some(&bar)).await;
+    bar.finish_and_clear();
+    let summary = match read {
+        Ok(s) => s,
+        Err(e) => {
+            batch.rollback().await?;
+            let hint = match e.downcast_ref::<ReadError>() {
+                Some(r) if r.line.is_some() => {
+                    " (nothing of this file was stored; --skip-bad stores the good lines)"
+                }
+                _ => "",
+            };
+            return Err(anyhow!("{}{hint}", crate::error_sentence(&e)));
+        }
+    };
+    batch.commit().await?;
+    tracing::info!(file = %summary.file, moves = summary.moves, stored = summary.stored, "file ingested");
+    Ok(summary)
+}
+
+/// Reads one log into an open ingest: the one way a file comes in, from
+/// the command line and from the daemon's watched directories. A bad line
+/// ends it with the error unless `skip_bad`; the caller then rolls the batch
+/// back. Sets, marks and commits are the caller's.
+pub async fn read_log_into(
+    batch: &mut IngestBatch<'_>,
+    path: &str,
+    limits: &Limits,
+    skip_bad: bool,
+    bar: Option<&indicatif::ProgressBar>,
+) -> Result<IngestSummary> {
+    let reader = open_log_with(path, limits)?;
     let mut summary = IngestSummary {
         file: reader.file().to_owned(),
         ..Default::default()
     };
-    let mut batch = store.begin_ingest().await?;
-    let mut occurrences = Occurrences::new();
-    let mut chunk = Vec::with_capacity(INSERT_CHUNK);
-    let bar = spinner(format!("reading {}", summary.file));
+    let stored_before = batch.stored_so_far().await?;
+    let expired_before = batch.expired();
     for (i, line) in reader.enumerate() {
-        if i % 10_000 == 0 {
+        if let Some(bar) = bar.filter(|_| i % 10_000 == 0) {
             bar.set_position(i as u64);
         }
         match line {
             Ok((_, LogLine::Move(m))) => {
                 summary.records += 1;
                 summary.moves += 1;
-                chunk.push(occurrences.number(m));
-                if chunk.len() == INSERT_CHUNK {
-                    summary.stored += batch.insert(&chunk).await?;
-                    chunk.clear();
-                }
+                batch.push(m).await?;
             }
             Ok((_, LogLine::Skipped)) => {
                 summary.records += 1;
@@ -151,23 +128,11 @@ pub async fn ingest_file(store: &Store, path: &str, skip_bad: bool) -> Result<In
                     summary.bad_examples.push(e);
                 }
             }
-            Err(e) => {
-                bar.finish_and_clear();
-                batch.rollback().await?;
-                let hint = if e.line.is_some() {
-                    " (nothing of this file was stored; --skip-bad stores the good lines)"
-                } else {
-                    ""
-                };
-                return Err(anyhow!("{e}{hint}"));
-            }
+            Err(e) => return Err(e.into()),
         }
     }
-    summary.stored += batch.insert(&chunk).await?;
-    bar.finish_and_clear();
-    summary.expired = batch.expired();
-    batch.commit().await?;
-    tracing::info!(file = %summary.file, moves = summary.moves, stored = summary.stored, "file ingested");
+    summary.stored = batch.stored_so_far().await? - stored_before;
+    summary.expired = batch.expired() - expired_before;
     summary.duplicates = summary.moves - summary.stored - summary.expired;
     Ok(summary)
 }
@@ -490,11 +455,32 @@ pub fn default_threshold(mode: schema::Mode) -> f64 {
 /// The default bucket size, in minutes.
 pub const DEFAULT_BUCKET_MINUTES: u32 = (DEFAULT_BUCKET_SECONDS / 60) as u32;
 
-/// Opens the store named on the command line, with the IP key of
-/// `DETECT_IP_KEY` when it is set.
-pub async fn open_store(db: &str) -> Result<Store> {
+/// The store and site named on the command line (`--db`, `--site`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Db {
+    pub url: String,
+    pub site: String,
+}
+
+impl Db {
+    /// The default site of the store at `url`.
+    pub fn new(url: impl Into<String>) -> Db {
+        Db {
+            url: url.into(),
+            site: schema::store::DEFAULT_SITE.to_owned(),
+        }
+    }
+}
+
+/// Opens the store named on the command line, seen as its site, with the
+/// IP key of `DETECT_IP_KEY` when it is set.
+pub async fn open_store(db: &Db) -> Result<Store> {
     let key = crate::privacy::ip_key_from_env()?;
-    Ok(Store::open(db).await?.with_ip_key(key).await?)
+    Ok(Store::open(&db.url)
+        .await?
+        .with_ip_key(key)
+        .await?
+        .with_site(&db.site)?)
 }
 
 /// The IP pseudonyms of a season, kept by the store

@@ -156,7 +156,10 @@ fn ip_lookup(backend: Backend) {
     want.sort();
     want.dedup();
     assert!(want.len() > 1);
-    let out = db.ok_env(&["ip", "lookup", "10.2.0.7"], &key_env());
+    let out = db.ok_env(
+        &["ip", "lookup", "10.2.0.7", "--actor", "mod-1"],
+        &key_env(),
+    );
     let mut got: Vec<(String, String)> = out
         .lines()
         .skip(1)
@@ -167,10 +170,46 @@ fn ip_lookup(backend: Backend) {
         .collect();
     got.sort();
     assert_eq!(got, want, "{out}");
-    let out = db.ok_env(&["ip", "lookup", "192.0.2.99"], &key_env());
+    let env = [key_env()[0], ("USER", "os-admin")];
+    let out = db.ok_env(&["ip", "lookup", "192.0.2.99"], &env);
     assert!(out.contains("no stored move"), "{out}");
     let e = stderr_of(&db.run(&["ip", "lookup", "10.2.0.7"]));
     assert!(e.contains("set DETECT_IP_KEY"), "{e}");
+    // Each lookup is audited, naming who looked up and the address only by
+    // its keyed hash; the failed one (no key) is not.
+    let audit = db.ok(&["audit", "--format", "json"]);
+    let entries: Vec<serde_json::Value> = serde_json::from_str::<Vec<serde_json::Value>>(&audit)
+        .expect("the audit log as JSON")
+        .into_iter()
+        .filter(|v| v["action"] == "ip-lookup")
+        .collect();
+    let who: Vec<&str> = entries.iter().map(|v| v["by"].as_str().unwrap()).collect();
+    assert_eq!(who.len(), 2, "{audit}");
+    assert!(
+        who.contains(&"mod-1") && who.contains(&"os-admin"),
+        "{audit}"
+    );
+    assert!(
+        !audit.contains("10.2.0.7") && !audit.contains("192.0.2.99"),
+        "{audit}"
+    );
+    assert!(audit.contains("site default: ipk_"), "{audit}");
+}
+
+#[test]
+fn ip_lookup_in_a_plain_store_audits_a_fingerprint() {
+    let db = TestDb::new(Backend::Sqlite);
+    let log = golden_dir().join("random/01/input.jsonl");
+    db.ok(&["ingest", log.to_str().unwrap()]);
+    let out = db.ok(&["ip", "lookup", "10.2.0.7", "--actor", "mod-2"]);
+    assert!(out.contains("accounts moved from this address"), "{out}");
+    let audit = db.ok(&["audit"]);
+    assert!(
+        audit.contains("mod-2") && audit.contains("ip-lookup"),
+        "{audit}"
+    );
+    assert!(audit.contains("site default: ipfp_"), "{audit}");
+    assert!(!audit.contains("10.2.0.7"), "{audit}");
 }
 
 #[test]

@@ -215,3 +215,82 @@ fn the_daemon_purges_once_a_day() {
     assert!(!log.contains("retention of"), "{log}");
     assert_eq!(stored_moves(&db.url).0, n);
 }
+
+/// The stored IP pseudonyms of season 1 (address to number), and the
+/// distinct addresses of the stored moves.
+fn pseudonyms_and_addresses(url: &str) -> (Vec<(String, u32)>, Vec<String>) {
+    block_on(async {
+        let store = Store::open(url).await.unwrap();
+        let mut names: Vec<(String, u32)> = store
+            .ip_pseudonyms(1, &[])
+            .await
+            .unwrap()
+            .into_iter()
+            .collect();
+        names.sort();
+        let mut ips = Vec::new();
+        store
+            .for_each_move(false, |m| ips.push(m.ip))
+            .await
+            .unwrap();
+        ips.sort();
+        ips.dedup();
+        store.close().await;
+        (names, ips)
+    })
+}
+
+/// A purge retires the IP pseudonyms of addresses no move holds any more:
+/// no purged address lingers in `ip_pseudonyms` (raw, in a plain store),
+/// the addresses that remain keep their names, and the old scan's report
+/// prints as before.
+fn purge_retires_pseudonyms_of_purged_addresses(backend: Backend) {
+    let db = TestDb::new(backend);
+    let lines = sample();
+    db.ok(&["ingest", SAMPLE]);
+    db.ok(&["scan", "--season", "1"]);
+    db.ok(&["buckets", "--season", "1"]);
+    let report = db.ok(&["report", "--season", "1", "--format", "csv", "--all"]);
+    let (before, _) = pseudonyms_and_addresses(&db.url);
+    assert!(before.len() > 10, "{before:?}");
+
+    let times: Vec<i64> = lines.iter().filter_map(|l| l.1).collect();
+    let middle = (times.iter().min().unwrap() + times.iter().max().unwrap()) / 2;
+    let hours = (chrono::Utc::now().timestamp() - middle) / 3600;
+    db.ok(&["purge", "--older-than", &format!("{hours}h")]);
+
+    let (after, left) = pseudonyms_and_addresses(&db.url);
+    assert_eq!(after.len(), before.len(), "every number stays taken");
+    let mut retired = 0;
+    for (ip, n) in &before {
+        if left.contains(ip) {
+            assert!(after.contains(&(ip.clone(), *n)), "{ip} keeps IP-{n}");
+        } else {
+            retired += 1;
+            assert!(
+                after.contains(&(format!("purged IP-{n}"), *n)),
+                "IP-{n} of a purged address is retired: {after:?}"
+            );
+            assert!(!after.iter().any(|(a, _)| a == ip), "{ip} lingers");
+        }
+    }
+    assert!(retired > 0 && retired < before.len(), "{retired} retired");
+    assert_eq!(
+        db.ok(&["report", "--season", "1", "--format", "csv", "--all"]),
+        report,
+        "the old scan's report prints as before"
+    );
+    // Reading the season again names what remains as before.
+    db.ok(&["buckets", "--season", "1"]);
+    assert_eq!(pseudonyms_and_addresses(&db.url).0, after);
+}
+
+#[test]
+fn purge_retires_pseudonyms_of_purged_addresses_sqlite() {
+    purge_retires_pseudonyms_of_purged_addresses(Backend::Sqlite);
+}
+
+#[test]
+fn purge_retires_pseudonyms_of_purged_addresses_postgres() {
+    purge_retires_pseudonyms_of_purged_addresses(Backend::Postgres);
+}

@@ -44,6 +44,13 @@ pub struct Cli {
     #[arg(long, global = true, env = "DETECT_DATABASE_URL", hide_env_values = true, default_value = DEFAULT_DATABASE_URL, value_name = "URL")]
     pub db: String,
 
+    /// The site: one store holds several game sites, and every command
+    /// reads and writes one of them (a username means one account within
+    /// its site). Not used by purge (every site), user and audit; the
+    /// daemon takes each source's `site` instead.
+    #[arg(long, global = true, env = "DETECT_SITE", default_value = schema::store::DEFAULT_SITE, value_parser = parse_site, value_name = "NAME")]
+    pub site: String,
+
     /// More log output on standard error (-v info, -vv debug); RUST_LOG
     /// overrides.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
@@ -246,6 +253,11 @@ impl ScanOptions {
             )?
         })
     }
+}
+
+fn parse_site(s: &str) -> Result<String, String> {
+    schema::store::check_site(s)?;
+    Ok(s.to_owned())
 }
 
 fn parse_mode(s: &str) -> Result<schema::Mode, String> {

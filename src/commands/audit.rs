@@ -15,7 +15,7 @@ fn since(s: &str) -> Result<i64> {
     })
 }
 
-pub async fn run(db: &str, args: AuditArgs) -> Result<()> {
+pub async fn run(db: &crate::pipeline::Db, args: AuditArgs) -> Result<()> {
     let from = args.since.as_deref().map(since).transpose()?;
     let store = pipeline::open_store(db).await?;
     let entries = store.audit_log(from, args.by.as_deref()).await?;

@@ -5,7 +5,7 @@ use crate::pipeline::{self, bucket_seconds};
 use anyhow::Result;
 use std::io::Write;
 
-pub async fn run(db: &str, args: BucketsArgs) -> Result<()> {
+pub async fn run(db: &crate::pipeline::Db, args: BucketsArgs) -> Result<()> {
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
     let segments = pipeline::segments(&store, bucket_seconds(args.bucket_minutes), None).await?;

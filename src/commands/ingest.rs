@@ -4,7 +4,7 @@ use crate::cli::IngestArgs;
 use crate::pipeline::{self, bucket_seconds};
 use anyhow::Result;
 
-pub async fn run(db: &str, args: IngestArgs) -> Result<()> {
+pub async fn run(db: &crate::pipeline::Db, args: IngestArgs) -> Result<()> {
     let store = pipeline::open_store(db)
         .await?
         .with_limits(args.limits.limits()?);

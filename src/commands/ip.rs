@@ -17,12 +17,46 @@ pub enum IpCommand {
 pub struct IpLookupArgs {
     /// The IP address, as the logs write it.
     pub address: String,
+    /// Who looks the address up, for the audit log [default: the operating
+    /// system's user: $USER, $LOGNAME, else the process's uid].
+    #[arg(long, value_name = "NAME")]
+    pub actor: Option<String>,
 }
 
-pub async fn run(db: &str, command: IpCommand) -> Result<()> {
+/// Who looks up: `--actor`, else the operating system's user ($USER,
+/// $LOGNAME, else `uid N` of the process).
+fn actor(given: Option<String>) -> String {
+    given
+        .or_else(|| std::env::var("USER").ok())
+        .or_else(|| std::env::var("LOGNAME").ok())
+        .map(|n| n.trim().to_owned())
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(process_uid)
+}
+
+#[cfg(unix)]
+fn process_uid() -> String {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").map_or_else(
+        |_| "unknown user".to_owned(),
+        |m| format!("uid {}", m.uid()),
+    )
+}
+
+#[cfg(not(unix))]
+fn process_uid() -> String {
+    "unknown user".to_owned()
+}
+
+pub async fn run(db: &crate::pipeline::Db, command: IpCommand) -> Result<()> {
     let IpCommand::Lookup(args) = command;
+    let by = actor(args.actor);
     let store = pipeline::open_store(db).await?;
     let sightings = store.lookup_ip(&args.address).await?;
+    // Audited before anything is shown; the audit names the address only
+    // by its hash or fingerprint, and the site.
+    let target = format!("site {}: {}", store.site(), store.audit_ip(&args.address));
+    store.record_audit(&by, "ip-lookup", &target).await?;
     let mut accounts: Vec<&str> = sightings.iter().map(|s| s.username.as_str()).collect();
     accounts.dedup();
     if sightings.is_empty() {

@@ -220,7 +220,7 @@ fn emit(output: Option<&Path>, doc: &svg::Document) -> Result<()> {
     Ok(())
 }
 
-pub async fn run_timeline(db: &str, args: TimelineArgs) -> Result<()> {
+pub async fn run_timeline(db: &crate::pipeline::Db, args: TimelineArgs) -> Result<()> {
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
     let segments = pipeline::segments(&store, bucket_seconds(args.bucket_minutes), None).await?;
@@ -250,7 +250,7 @@ pub async fn run_timeline(db: &str, args: TimelineArgs) -> Result<()> {
     )
 }
 
-pub async fn run_compare(db: &str, args: CompareArgs) -> Result<()> {
+pub async fn run_compare(db: &crate::pipeline::Db, args: CompareArgs) -> Result<()> {
     let [a, b] = args.seasons[..] else {
         bail!(
             "compare takes exactly two seasons (--season A --season B), not {}",

@@ -37,7 +37,7 @@ pub fn parse_age(s: &str) -> Result<i64, String> {
     Ok(n * unit)
 }
 
-pub async fn run(db: &str, args: PurgeArgs) -> Result<()> {
+pub async fn run(db: &crate::pipeline::Db, args: PurgeArgs) -> Result<()> {
     let now = chrono::Utc::now().timestamp();
     let before = match (args.older_than, &args.before) {
         (Some(age), _) => now - age,

@@ -8,7 +8,7 @@ use anyhow::{bail, Result};
 use schema::{IpPseudonyms, ScanResult, Season, Segments};
 use std::io::Write;
 
-pub async fn run_scan(db: &str, args: ScanArgs) -> Result<()> {
+pub async fn run_scan(db: &crate::pipeline::Db, args: ScanArgs) -> Result<()> {
     let params = args.scan.params()?;
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
@@ -22,7 +22,7 @@ pub async fn run_scan(db: &str, args: ScanArgs) -> Result<()> {
     Ok(())
 }
 
-pub async fn run_report(db: &str, args: ReportArgs) -> Result<()> {
+pub async fn run_report(db: &crate::pipeline::Db, args: ReportArgs) -> Result<()> {
     let params = args.scan.params()?;
     let show = Show {
         format: args.format,
@@ -192,7 +192,7 @@ fn print_report(
     Ok(())
 }
 
-pub async fn run_explain(db: &str, args: ExplainArgs) -> Result<()> {
+pub async fn run_explain(db: &crate::pipeline::Db, args: ExplainArgs) -> Result<()> {
     let params = args.scan.params()?;
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;

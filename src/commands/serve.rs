@@ -31,7 +31,7 @@ pub fn app_state(store: Store, args: &ServeArgs) -> web::AppState {
     )
 }
 
-pub async fn run(db: &str, args: ServeArgs) -> Result<()> {
+pub async fn run(db: &crate::pipeline::Db, args: ServeArgs) -> Result<()> {
     let store = pipeline::open_store(db).await?;
     if store.users().await?.is_empty() {
         eprintln!(

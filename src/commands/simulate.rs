@@ -58,7 +58,7 @@ fn read_truth(path: &Path) -> Result<sim::Truth> {
         .with_context(|| format!("{} is not a truth file of detect simulate", path.display()))
 }
 
-pub async fn run_eval(db: &str, args: EvalArgs) -> Result<()> {
+pub async fn run_eval(db: &crate::pipeline::Db, args: EvalArgs) -> Result<()> {
     let truth = read_truth(&args.truth)?;
     let params = args.scan.params()?;
     let store = pipeline::open_store(db).await?;
@@ -89,7 +89,11 @@ pub async fn run_demo(args: DemoArgs) -> Result<()> {
     for ext in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{ext}", db_path.display()));
     }
-    let store = pipeline::open_store(&format!("sqlite://{}", db_path.display())).await?;
+    let store = pipeline::open_store(&pipeline::Db::new(format!(
+        "sqlite://{}",
+        db_path.display()
+    )))
+    .await?;
     println!("2/4 ingesting into {}", db_path.display());
     let log = dir.join("moves.jsonl");
     let summary = pipeline::ingest_file(&store, &log.to_string_lossy(), false).await?;

@@ -9,7 +9,7 @@ use std::io::BufRead;
 /// The shortest password accepted.
 pub const MIN_PASSWORD: usize = 8;
 
-pub async fn run(db: &str, cmd: UserCommand) -> Result<()> {
+pub async fn run(db: &crate::pipeline::Db, cmd: UserCommand) -> Result<()> {
     let store = pipeline::open_store(db).await?;
     match cmd {
         UserCommand::Add(args) => add(&store, args).await?,

@@ -54,6 +54,8 @@ struct RawSchedule {
 #[serde(deny_unknown_fields)]
 struct RawSource {
     name: Option<String>,
+    // The site its moves belong to.
+    site: Option<String>,
     // A directory of move logs.
     directory: Option<PathBuf>,
     files: Option<String>,
@@ -200,6 +202,8 @@ pub enum Source {
         dir: PathBuf,
         /// Only file names matching this.
         files: Option<Regex>,
+        /// The site its moves belong to.
+        site: String,
     },
     /// The site's own database, pulled incrementally past a mark.
     Database {
@@ -213,6 +217,8 @@ pub enum Source {
         key: String,
         /// The mark before the first pull.
         start: Mark,
+        /// The site its moves belong to.
+        site: String,
     },
 }
 
@@ -224,9 +230,38 @@ impl Source {
             Source::Database { name, .. } => name.clone(),
         }
     }
+
+    /// The site its moves belong to (`site = "..."`, default `default`).
+    pub fn site(&self) -> &str {
+        match self {
+            Source::Directory { site, .. } | Source::Database { site, .. } => site,
+        }
+    }
 }
 
 impl Config {
+    /// The sites the sources feed, sorted, each once; the default site when
+    /// there is no source.
+    pub fn sites(&self) -> Vec<String> {
+        let mut sites: Vec<String> = self.sources.iter().map(|s| s.site().to_owned()).collect();
+        if sites.is_empty() {
+            sites.push(schema::store::DEFAULT_SITE.to_owned());
+        }
+        sites.sort();
+        sites.dedup();
+        sites
+    }
+
+    /// Where the reports of `site` go: `report_dir` for the default site,
+    /// `report_dir/SITE` for another.
+    pub fn site_report_dir(&self, site: &str) -> PathBuf {
+        if site == schema::store::DEFAULT_SITE {
+            self.report_dir.clone()
+        } else {
+            self.report_dir.join(site)
+        }
+    }
+
     /// Reads and checks the configuration.
     pub fn load(path: &Path) -> Result<Config> {
         let text = std::fs::read_to_string(path)
@@ -396,6 +431,11 @@ pub fn check_cron(expr: &str) -> Result<(), String> {
 }
 
 fn check_source(s: RawSource) -> Result<Source, String> {
+    let site = s
+        .site
+        .clone()
+        .unwrap_or_else(|| schema::store::DEFAULT_SITE.to_owned());
+    schema::store::check_site(&site).map_err(|e| format!("site {site:?}: {e}"))?;
     match (&s.directory, &s.url) {
         (Some(_), Some(_)) => Err(
             "it has both `directory` and `url`: a source is either a directory or a database"
@@ -431,7 +471,11 @@ fn check_source(s: RawSource) -> Result<Source, String> {
                         .map_err(|e| format!("files {f:?} is not a regular expression: {e}"))
                 })
                 .transpose()?;
-            Ok(Source::Directory { dir: abs, files })
+            Ok(Source::Directory {
+                dir: abs,
+                files,
+                site,
+            })
         }
         (None, Some(url)) => {
             if s.files.is_some() {
@@ -472,6 +516,7 @@ fn check_source(s: RawSource) -> Result<Source, String> {
                 query,
                 key,
                 start: s.start.unwrap_or(Mark::Int(0)),
+                site,
             })
         }
     }
@@ -572,6 +617,7 @@ query = "SELECT id, username, game, ts AS timestamp, ip FROM m WHERE id > $1 ORD
 key = "id"
 [[source]]
 name = "otm"
+site = "otm"
 url = "sqlite://site.db"
 query = "SELECT * FROM m WHERE t > $1 ORDER BY t"
 key = "t"
@@ -583,6 +629,11 @@ start = "2015-01-01"
         assert_eq!(c.seasons, Seasons::List(vec![6, 7]));
         assert_eq!(store_url(&c, "sqlite://x.db"), "sqlite://s.db");
         assert_eq!(c.sources.len(), 3);
+        let sites: Vec<&str> = c.sources.iter().map(Source::site).collect();
+        assert_eq!(sites, ["default", "default", "otm"]);
+        assert_eq!(c.sites(), ["default", "otm"]);
+        assert_eq!(c.site_report_dir("default"), c.report_dir);
+        assert_eq!(c.site_report_dir("otm"), c.report_dir.join("otm"));
         // The site database's password never shows, not even in `Debug`.
         assert!(!format!("{:?}", c.sources).contains("secret"));
         match &c.sources[1] {
@@ -632,6 +683,8 @@ start = "2015-01-01"
                 .contains("never uses $1")
         );
         assert!(err("[[source]]\nurl = \"x\"\nqurey = \"y\"").contains("unknown field `qurey`"));
+        let e = err("[[source]]\nsite = \"a/b\"\ndirectory = \".\"");
+        assert!(e.contains("source 1") && e.contains("site \"a/b\""), "{e}");
     }
 
     #[test]

@@ -149,7 +149,7 @@ impl Daemon {
     /// Waits for a running tick to end, then closes the store and sources.
     async fn close(&self) {
         let memory = self.memory.lock().await;
-        for s in &memory.sources {
+        for (_, s) in &memory.sources {
             s.close().await;
         }
         self.ctx.store.close().await;
@@ -216,7 +216,7 @@ pub async fn run(cli_db: &str, args: DaemonArgs) -> Result<()> {
     // created.
     let mut live = Vec::with_capacity(config.sources.len());
     for source in &config.sources {
-        live.push(Live::open(source).await?);
+        live.push((source.site().to_owned(), Live::open(source).await?));
     }
     probe_server(&url).await?;
     let key = match config.ip_key.clone() {

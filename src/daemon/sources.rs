@@ -1,27 +1,23 @@
 //! The daemon's sources: a directory of move logs and the site's own
-//! database. Every unit of work (one file, one page of rows) is stored in one
-//! store transaction together with the mark that says it is done, so a crash
+//! database (whose SQL is the store's: `schema::store::SiteDatabase`). Every
+//! unit of work (one file, one page of rows) is stored in one store
+//! transaction together with the mark that says it is done, so a crash
 //! at any point neither skips nor double-counts moves: the work is either
 //! committed with its mark or not at all, and done again.
 
 use super::config::{Mark, Source};
 use super::Control;
-use crate::pipeline::Occurrences;
+use crate::pipeline::{self, IngestSummary};
 use anyhow::{anyhow, bail, Context, Result};
-use ingest::{open_log_with, LogLine};
-use schema::store::{redact_url, NewMove, Store};
+use schema::store::{
+    redact_url, NewMove, SiteDatabase, SiteKey, SiteRow, SiteTime, Store, INSERT_CHUNK,
+};
 use schema::Move;
-use sqlx::any::{AnyConnectOptions, AnyPoolOptions, AnyRow, AnyTypeInfoKind};
-use sqlx::{AnyPool, Column, Connection, Executor, Row, Statement, ValueRef};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::UNIX_EPOCH;
 
-/// Moves handed to the store per insert call.
-const INSERT_CHUNK: usize = 5000;
-
-/// A source ready to be read: a site database has its connection pool.
+/// A source ready to be read: a site database has its connections.
 pub enum Live {
     Directory {
         dir: PathBuf,
@@ -32,8 +28,9 @@ pub enum Live {
     },
     Database {
         name: String,
-        pool: AnyPool,
-        query: String,
+        /// The site's database and its query (store/site_db.rs).
+        db: SiteDatabase,
+        /// The name of the key column, for messages.
         key: String,
         start: Mark,
     },
@@ -54,7 +51,7 @@ impl Live {
     /// at start.
     pub async fn open(source: &Source) -> Result<Live> {
         match source {
-            Source::Directory { dir, files } => Ok(Live::Directory {
+            Source::Directory { dir, files, .. } => Ok(Live::Directory {
                 dir: dir.clone(),
                 files: files.clone(),
                 failed: HashMap::new(),
@@ -65,46 +62,14 @@ impl Live {
                 query,
                 key,
                 start,
+                ..
             } => {
-                sqlx::any::install_default_drivers();
                 use secrecy::ExposeSecret;
                 let url = url.expose_secret();
-                let shown = redact_url(url);
-                let options = AnyConnectOptions::from_str(url)
-                    .map_err(|e| anyhow!("cannot open the site database {shown}: {e}"))?;
-                let mut conn = sqlx::AnyConnection::connect_with(&options)
-                    .await
-                    .map_err(|e| anyhow!("cannot open the site database {shown}: {e}"))?;
-                let statement = (&mut conn).prepare(query.as_str()).await.map_err(|e| {
-                    anyhow!("the query of the site database {shown} does not work: {e}")
-                })?;
-                let columns: Vec<String> = statement
-                    .columns()
-                    .iter()
-                    .map(|c| c.name().to_owned())
-                    .collect();
-                // SQLite cannot tell the columns of some statements before
-                // running them; check what it tells.
-                if !columns.is_empty() {
-                    for want in ["username", "game", "timestamp", "ip", key.as_str()] {
-                        if !columns.iter().any(|c| c == want) {
-                            bail!(
-                                "the query of the site database {shown} returns no column `{want}` \
-                                 (it returns {}; it must return username, game, timestamp, ip and the key `{key}`)",
-                                columns.join(", ")
-                            );
-                        }
-                    }
-                }
-                conn.close().await.ok();
-                let pool = AnyPoolOptions::new()
-                    .max_connections(2)
-                    .acquire_timeout(Duration::from_secs(30))
-                    .connect_lazy_with(options);
+                let db = SiteDatabase::open(url, &redact_url(url), query, key).await?;
                 Ok(Live::Database {
                     name: name.clone(),
-                    pool,
-                    query: query.clone(),
+                    db,
                     key: key.clone(),
                     start: start.clone(),
                 })
@@ -120,14 +85,13 @@ impl Live {
             }
             Live::Database {
                 name,
-                pool,
-                query,
+                db,
                 key,
                 start,
             } => {
                 let mut pulled = Pulled::default();
                 if let Err(e) =
-                    pull_database(store, name, pool, query, key, start, control, &mut pulled).await
+                    pull_database(store, name, db, key, start, control, &mut pulled).await
                 {
                     let m = format!("source {name}: {}", crate::error_sentence(&e));
                     tracing::warn!("{m}; the rows past the mark are read again next tick");
@@ -139,8 +103,8 @@ impl Live {
     }
 
     pub async fn close(&self) {
-        if let Live::Database { pool, .. } = self {
-            pool.close().await;
+        if let Live::Database { db, .. } = self {
+            db.close().await;
         }
     }
 }
@@ -249,15 +213,9 @@ async fn pull_directory(
     pulled
 }
 
-#[derive(Debug, Default)]
-struct FileIngest {
-    moves: u64,
-    stored: u64,
-    skipped: u64,
-}
-
-/// Ingests one file whole, and sets its mark, in one store transaction. A
-/// bad line rejects the file (nothing stored, mark unchanged). Moves already
+/// Ingests one file whole, and sets its mark, in one store transaction
+/// (through [`pipeline::read_log_into`], as `detect ingest` does). A bad
+/// line rejects the file (nothing stored, mark unchanged). Moves already
 /// stored (the file read before it grew) are ignored.
 async fn ingest_file(
     store: &Store,
@@ -265,31 +223,17 @@ async fn ingest_file(
     source: &str,
     mark: &str,
     control: &Control,
-) -> Result<FileIngest> {
+) -> Result<IngestSummary> {
     let name = path.to_str().context("the file name is not UTF-8")?;
-    let reader = open_log_with(name, store.limits())?;
-    let mut out = FileIngest::default();
     let mut batch = store.begin_ingest().await?;
-    let mut occurrences = Occurrences::new();
-    let mut chunk = Vec::with_capacity(INSERT_CHUNK);
-    for line in reader {
-        match line {
-            Ok((_, LogLine::Move(m))) => {
-                out.moves += 1;
-                chunk.push(occurrences.number(m));
-                if chunk.len() == INSERT_CHUNK {
-                    out.stored += batch.insert(&chunk).await?;
-                    chunk.clear();
-                }
-            }
-            Ok((_, LogLine::Skipped)) => out.skipped += 1,
-            Err(e) => {
-                batch.rollback().await?;
-                return Err(e.into());
-            }
+    let read = pipeline::read_log_into(&mut batch, name, store.limits(), false, None).await;
+    let out = match read {
+        Ok(out) => out,
+        Err(e) => {
+            batch.rollback().await?;
+            return Err(e);
         }
-    }
-    out.stored += batch.insert(&chunk).await?;
+    };
     batch.set_source_mark(source, mark).await?;
     control.pause_in_transaction().await;
     batch.commit().await?;
@@ -302,8 +246,7 @@ async fn ingest_file(
 async fn pull_database(
     store: &Store,
     name: &str,
-    pool: &AnyPool,
-    query: &str,
+    db: &SiteDatabase,
     key: &str,
     start: &Mark,
     control: &Control,
@@ -328,23 +271,22 @@ async fn pull_database(
     let (mut rows_read, mut skipped, mut bad, mut pages) = (0u64, 0u64, 0u64, 0u64);
     let mut stored = 0u64;
     while !control.stopping() {
-        let q = sqlx::query(query);
-        let q = match &mark {
-            Mark::Int(n) => q.bind(*n),
-            Mark::Text(s) => q.bind(s.clone()),
+        let site_key = match &mark {
+            Mark::Int(n) => SiteKey::Int(*n),
+            Mark::Text(t) => SiteKey::Text(t.clone()),
         };
-        let rows = q
-            .fetch_all(pool)
-            .await
-            .with_context(|| format!("the query failed past the mark {mark}"))?;
+        let rows = db.rows_past(&site_key).await?;
         if rows.is_empty() {
             break;
         }
         pages += 1;
         let mut moves: Vec<NewMove> = Vec::with_capacity(rows.len());
         let mut last = mark.clone();
-        for row in &rows {
-            let k = read_key(row, key)?;
+        for row in rows {
+            let k = match &row.key {
+                SiteKey::Int(n) => Mark::Int(*n),
+                SiteKey::Text(t) => Mark::Text(t.clone()),
+            };
             if let (Mark::Int(prev), Mark::Int(next)) = (&last, &k) {
                 if next <= prev {
                     bail!(
@@ -355,7 +297,7 @@ async fn pull_database(
             }
             last = k;
             rows_read += 1;
-            match read_move(row, store.limits())? {
+            match read_move(row, store.limits()) {
                 Ok(Some(m)) => {
                     // Numbered by the IP as stored (its hash in a keyed
                     // store): the tail kept with the mark holds no raw IP.
@@ -470,93 +412,27 @@ impl Numbering {
     }
 }
 
-fn kind(row: &AnyRow, column: &str) -> Result<AnyTypeInfoKind> {
-    let raw = row
-        .try_get_raw(column)
-        .map_err(|_| anyhow!("the query returns no column `{column}`"))?;
-    if raw.is_null() {
-        return Ok(AnyTypeInfoKind::Null);
-    }
-    Ok(raw.type_info().kind())
-}
-
-fn read_key(row: &AnyRow, key: &str) -> Result<Mark> {
-    Ok(match kind(row, key)? {
-        AnyTypeInfoKind::SmallInt | AnyTypeInfoKind::Integer | AnyTypeInfoKind::BigInt => {
-            Mark::Int(row.try_get::<i64, _>(key)?)
-        }
-        AnyTypeInfoKind::Text => Mark::Text(row.try_get::<String, _>(key)?),
-        AnyTypeInfoKind::Null => bail!("the key `{key}` of a row is NULL"),
-        other => bail!(
-            "the key `{key}` is of type {}: it must be an integer or text",
-            type_name(other)
-        ),
-    })
-}
-
-fn type_name(k: AnyTypeInfoKind) -> &'static str {
-    match k {
-        AnyTypeInfoKind::Null => "NULL",
-        AnyTypeInfoKind::Bool => "BOOLEAN",
-        AnyTypeInfoKind::SmallInt => "SMALLINT",
-        AnyTypeInfoKind::Integer => "INTEGER",
-        AnyTypeInfoKind::BigInt => "BIGINT",
-        AnyTypeInfoKind::Real => "REAL",
-        AnyTypeInfoKind::Double => "DOUBLE",
-        AnyTypeInfoKind::Text => "TEXT",
-        AnyTypeInfoKind::Blob => "BLOB",
-    }
-}
-
-fn text(row: &AnyRow, column: &str) -> Result<Option<String>> {
-    Ok(match kind(row, column)? {
-        AnyTypeInfoKind::Null => None,
-        AnyTypeInfoKind::Text => Some(row.try_get::<String, _>(column)?),
-        AnyTypeInfoKind::SmallInt | AnyTypeInfoKind::Integer | AnyTypeInfoKind::BigInt => {
-            Some(row.try_get::<i64, _>(column)?.to_string())
-        }
-        other => bail!(
-            "the column `{column}` is of type {}, not text",
-            type_name(other)
-        ),
-    })
-}
-
 /// A row as a move: `None` without username or IP (NULL: skipped, like a
-/// log record without them). The outer error is the query's fault (a
-/// missing column, a column of the wrong type) and stops the pull; the inner
-/// one is one row's (a time that cannot be read, a row that breaks the
-/// record rule of `schema::rules`, as a log line would), and skips the row.
-fn read_move(row: &AnyRow, limits: &ingest::Limits) -> Result<Result<Option<Move>, String>> {
-    let timestamp = match kind(row, "timestamp")? {
-        AnyTypeInfoKind::SmallInt | AnyTypeInfoKind::Integer | AnyTypeInfoKind::BigInt => {
-            row.try_get::<i64, _>("timestamp")?
-        }
-        AnyTypeInfoKind::Real | AnyTypeInfoKind::Double => {
+/// log record without them). The error is one row's (a time that cannot be
+/// read, a row that breaks the record rule of `schema::rules`, as a log line
+/// would), and skips the row; what is the query's fault (a missing column,
+/// a column of the wrong type) already stopped the pull in the store.
+fn read_move(row: SiteRow, limits: &ingest::Limits) -> Result<Option<Move>, String> {
+    let timestamp = match row.timestamp {
+        SiteTime::Epoch(t) => t,
+        SiteTime::Float(t) => {
             // Saturates far outside the range, which the rule then refuses.
-            let t = row.try_get::<f64, _>("timestamp")?;
             if !t.is_finite() {
-                return Ok(Err(format!("bad time {t}")));
+                return Err(format!("bad time {t}"));
             }
             t.floor() as i64
         }
-        AnyTypeInfoKind::Text => {
-            match ingest::time::parse_time(&row.try_get::<String, _>("timestamp")?) {
-                Ok(t) => t,
-                Err(e) => return Ok(Err(e)),
-            }
-        }
-        AnyTypeInfoKind::Null => return Ok(Err("its timestamp is NULL".into())),
-        other => bail!(
-            "the column `timestamp` is of type {}: return epoch seconds or text",
-            type_name(other)
-        ),
+        SiteTime::Text(t) => ingest::time::parse_time(&t)?,
+        SiteTime::Null => return Err("its timestamp is NULL".into()),
     };
-    let username = text(row, "username")?;
-    let ip = text(row, "ip")?;
-    let game = text(row, "game")?.unwrap_or_default();
-    let (Some(username), Some(ip)) = (username, ip) else {
-        return Ok(Ok(None));
+    let game = row.game.unwrap_or_default();
+    let (Some(username), Some(ip)) = (row.username, row.ip) else {
+        return Ok(None);
     };
     let m = Move {
         username,
@@ -564,10 +440,10 @@ fn read_move(row: &AnyRow, limits: &ingest::Limits) -> Result<Result<Option<Move
         timestamp,
         ip,
     };
-    Ok(match limits.check_move(&m) {
+    match limits.check_move(&m) {
         Ok(()) => Ok(Some(m)),
         Err(v) => Err(v.to_string()),
-    })
+    }
 }
 
 #[cfg(test)]

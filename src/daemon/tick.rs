@@ -35,19 +35,22 @@ impl Kind {
 
 /// What the daemon remembers from one tick to the next.
 pub struct Memory {
-    pub sources: Vec<Live>,
-    /// The flags of each season's last scan, to log what is new.
-    flags: HashMap<u32, Flags>,
-    /// The seasons found active, and the moves generation they were found at.
-    active: Option<(i64, Vec<u32>)>,
+    /// Each source with the site its moves belong to.
+    pub sources: Vec<(String, Live)>,
+    /// The flags of each season's last scan, by site and season, to log
+    /// what is new.
+    flags: HashMap<(String, u32), Flags>,
+    /// The seasons found active per site, and the site's moves generation
+    /// they were found at.
+    active: HashMap<String, (i64, Vec<u32>)>,
 }
 
 impl Memory {
-    pub fn new(sources: Vec<Live>) -> Memory {
+    pub fn new(sources: Vec<(String, Live)>) -> Memory {
         Memory {
             sources,
             flags: HashMap::new(),
-            active: None,
+            active: HashMap::new(),
         }
     }
 }
@@ -126,11 +129,16 @@ impl Context {
 /// Runs one tick.
 pub async fn run(ctx: &Context, memory: &mut Memory, kind: Kind) -> Outcome {
     let mut out = Outcome::default();
-    for source in &mut memory.sources {
+    for (site, source) in &mut memory.sources {
         if ctx.control.stopping() {
             return out;
         }
-        let pulled = source.pull(&ctx.store, &ctx.control).await;
+        let store = ctx
+            .store
+            .clone()
+            .with_site(site)
+            .expect("checked by the configuration");
+        let pulled = source.pull(&store, &ctx.control).await;
         out.new_moves += pulled.new_moves;
         out.problems.extend(pulled.problems);
     }
@@ -140,28 +148,51 @@ pub async fn run(ctx: &Context, memory: &mut Memory, kind: Kind) -> Outcome {
         out.problems.push(m);
     }
     ctx.control.pause_between_steps().await;
-    if kind == Kind::Scan && !ctx.control.stopping() {
-        if let Err(e) = scan_seasons(ctx, memory, &mut out).await {
-            let m = crate::error_sentence(&e);
-            tracing::warn!("the scan failed: {m}");
-            out.problems.push(m);
+    if kind == Kind::Scan {
+        // Each site on its own: its seasons, scans and reports.
+        for site in ctx.config.sites() {
+            if ctx.control.stopping() {
+                break;
+            }
+            let store = ctx
+                .store
+                .clone()
+                .with_site(&site)
+                .expect("checked by the configuration");
+            if let Err(e) = scan_seasons(ctx, &store, memory, &mut out).await {
+                let m = crate::error_sentence(&e);
+                let m = if site == schema::store::DEFAULT_SITE {
+                    m
+                } else {
+                    format!("site {site}: {m}")
+                };
+                tracing::warn!("the scan failed: {m}");
+                out.problems.push(m);
+            }
         }
     }
     out
 }
 
-async fn scan_seasons(ctx: &Context, memory: &mut Memory, out: &mut Outcome) -> Result<()> {
+async fn scan_seasons(
+    ctx: &Context,
+    store: &Store,
+    memory: &mut Memory,
+    out: &mut Outcome,
+) -> Result<()> {
     let params = ctx.params();
-    let generation = ctx.store.moves_generation().await?;
+    let generation = store.moves_generation().await?;
     let mut segments: Option<Segments> = None;
     let numbers = match &ctx.config.seasons {
         Seasons::List(ns) => ns.clone(),
-        Seasons::Current => match &memory.active {
+        Seasons::Current => match memory.active.get(store.site()) {
             Some((g, ns)) if *g == generation => ns.clone(),
             _ => {
-                let segs = pipeline::segments(&ctx.store, params.bucket_seconds, None).await?;
-                let ns = active_seasons(&ctx.store, &segs, ctx.config.current_days).await?;
-                memory.active = Some((generation, ns.clone()));
+                let segs = pipeline::segments(store, params.bucket_seconds, None).await?;
+                let ns = active_seasons(store, &segs, ctx.config.current_days).await?;
+                memory
+                    .active
+                    .insert(store.site().to_owned(), (generation, ns.clone()));
                 segments = Some(segs);
                 if ns.is_empty() {
                     tracing::info!(
@@ -177,7 +208,8 @@ async fn scan_seasons(ctx: &Context, memory: &mut Memory, out: &mut Outcome) -> 
         if ctx.control.stopping() {
             break;
         }
-        if let Err(e) = scan_season(ctx, memory, n, generation, &params, &mut segments).await {
+        let scanned = scan_season(ctx, store, memory, n, generation, &params, &mut segments);
+        if let Err(e) = scanned.await {
             let m = format!("season {n}: {}", crate::error_sentence(&e));
             tracing::warn!("{m}");
             out.problems.push(m);
@@ -190,16 +222,23 @@ async fn scan_seasons(ctx: &Context, memory: &mut Memory, out: &mut Outcome) -> 
 /// report, and logs its summary and what is newly flagged.
 async fn scan_season(
     ctx: &Context,
+    store: &Store,
     memory: &mut Memory,
     number: u32,
     generation: i64,
     params: &ScanParams,
     segments: &mut Option<Segments>,
 ) -> Result<()> {
-    let store = &ctx.store;
     let season = pipeline::resolve_season(store, number).await?;
     let latest = store.latest_scan(number).await?;
-    let before = match memory.flags.remove(&number) {
+    let flags_key = (store.site().to_owned(), number);
+    // What logs call the season: with its site, unless it is the default.
+    let label = if store.site() == schema::store::DEFAULT_SITE {
+        format!("season {number}")
+    } else {
+        format!("site {} season {number}", store.site())
+    };
+    let before = match memory.flags.remove(&flags_key) {
         Some(f) => Some(f),
         None => latest.as_ref().map(|l| {
             let mut r = l.result.clone();
@@ -235,17 +274,12 @@ async fn scan_season(
     let pseudonyms = pipeline::ip_pseudonyms(store, &season, segs).await?;
     let verdicts = store.verdicts().await?;
     let reviewed = Reviewed::new(&scan.result, &verdicts, false, ctx.config.reopen_margin);
-    let files = write_season_report(
-        &ctx.config.report_dir,
-        &season,
-        &scan,
-        &reviewed,
-        segs,
-        &pseudonyms,
-    )?;
+    let report_dir = ctx.config.site_report_dir(store.site());
+    std::fs::create_dir_all(&report_dir)?;
+    let files = write_season_report(&report_dir, &season, &scan, &reviewed, segs, &pseudonyms)?;
     let s = crate::report::summary(&scan.result);
     tracing::info!(
-        "season {number}: {} participants, {} candidate pairs, {} flagged pairs, {} cliques; scan #{} ({}); report {}",
+        "{label}: {} participants, {} candidate pairs, {} flagged pairs, {} cliques; scan #{} ({}); report {}",
         s.participants,
         s.candidate_pairs,
         s.flagged_pairs,
@@ -256,9 +290,9 @@ async fn scan_season(
     );
     let now = Flags::of(&scan.result);
     for line in now.changes_since(&before.unwrap_or_default()) {
-        tracing::info!("season {number}: {line}");
+        tracing::info!("{label}: {line}");
     }
-    memory.flags.insert(number, now);
+    memory.flags.insert(flags_key, now);
     let alerts = alerts::alerts_for(number, &reviewed.triage, ctx.config.public_url.as_ref());
     let failed = alerts::deliver(store, &ctx.config.alerts, &alerts).await;
     if !failed.is_empty() {

@@ -24,7 +24,8 @@ pub struct AccountPair {
 impl Store {
     /// The seasons that have at least one stored scan, by number.
     pub async fn scanned_seasons(&self) -> Result<Vec<u32>> {
-        let rows = sqlx::query("SELECT DISTINCT season FROM scans ORDER BY season")
+        let rows = sqlx::query("SELECT DISTINCT season FROM scans WHERE site = $1 ORDER BY season")
+            .bind(self.site.to_string())
             .fetch_all(&self.pool)
             .await?;
         rows.iter()
@@ -39,11 +40,12 @@ impl Store {
             "SELECT s.season, s.id, p.user_a, p.user_b, p.similarity, p.same_ip_count, \
              s.threshold, s.bucket_seconds, s.season_from, s.season_to \
              FROM scan_pairs p JOIN scans s ON s.id = p.scan_id \
-             WHERE s.id IN (SELECT MAX(id) FROM scans GROUP BY season) \
+             WHERE s.id IN (SELECT MAX(id) FROM scans WHERE site = $2 GROUP BY season) \
              AND (p.user_a = $1 OR p.user_b = $1) \
              ORDER BY s.season, p.user_a, p.user_b",
         )
         .bind(account.to_owned())
+        .bind(self.site.to_string())
         .fetch_all(&self.pool)
         .await?;
         rows.iter()

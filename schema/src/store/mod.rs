@@ -26,6 +26,7 @@
 mod alerts;
 mod audit;
 mod crowds;
+mod ingest;
 mod links;
 mod marks;
 mod moves;
@@ -35,14 +36,17 @@ mod purge;
 mod scans;
 mod seasons;
 mod segments;
+mod site_db;
 mod sql;
 mod users;
 mod verdicts;
 
+pub use ingest::INSERT_CHUNK;
 pub use links::AccountPair;
 pub use moves::IngestBatch;
 pub use privacy::{network_of, IpKey, IpSighting, IP_HASH_PREFIX, NET_HASH_PREFIX};
 pub use purge::Purged;
+pub use site_db::{SiteDatabase, SiteDbError, SiteKey, SiteRow, SiteTime};
 pub use users::{NewSession, Role, Session, User};
 pub use verdicts::VerdictError;
 
@@ -89,6 +93,8 @@ pub enum StoreError {
     Sql(#[from] sqlx::Error),
     #[error("the database holds data this version cannot read: {0}")]
     Corrupt(String),
+    #[error("bad site name: {0}")]
+    Site(String),
     #[error("the store refuses {0}")]
     Refused(String),
     #[error(transparent)]
@@ -164,6 +170,33 @@ pub struct Store {
     pub(super) limits: Limits,
     /// The key IPs are hashed with, in a keyed store.
     pub(super) ip_key: Option<std::sync::Arc<IpKey>>,
+    /// The site this handle reads and writes: every move, game, season,
+    /// segmentation, scan, pseudonym and verdict belongs to one site, and a
+    /// handle never sees another site's rows (see [`Store::with_site`]).
+    pub(super) site: std::sync::Arc<str>,
+}
+
+/// The site of moves ingested without one.
+pub const DEFAULT_SITE: &str = "default";
+
+/// Checks a site name: 1 to 64 characters, letters, digits, `-`, `_` or `.`,
+/// so it is safe in file names, URLs and logs.
+pub fn check_site(name: &str) -> std::result::Result<(), String> {
+    if name.is_empty() || name.len() > 64 {
+        return Err(format!(
+            "a site name has 1 to 64 characters, not {}",
+            name.len()
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || "-_.".contains(*c)))
+    {
+        return Err(format!(
+            "a site name holds only letters, digits, '-', '_' and '.', not {c:?}"
+        ));
+    }
+    Ok(())
 }
 
 /// The segments stored for one bucket size.
@@ -276,6 +309,7 @@ impl Store {
             url: shown,
             limits: Limits::default(),
             ip_key: None,
+            site: DEFAULT_SITE.into(),
         })
     }
 
@@ -283,6 +317,19 @@ impl Store {
     pub fn with_limits(mut self, limits: Limits) -> Store {
         self.limits = limits;
         self
+    }
+
+    /// The same store, seen as one site: what it reads and writes is that
+    /// site's alone. The name must pass [`check_site`].
+    pub fn with_site(mut self, site: &str) -> Result<Store> {
+        check_site(site).map_err(StoreError::Site)?;
+        self.site = site.into();
+        Ok(self)
+    }
+
+    /// The site this handle reads and writes.
+    pub fn site(&self) -> &str {
+        &self.site
     }
 
     pub fn limits(&self) -> &Limits {
@@ -318,6 +365,16 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn site_names() {
+        for ok in ["default", "otm", "site-2", "a_b.c", &"x".repeat(64)] {
+            assert_eq!(check_site(ok), Ok(()), "{ok}");
+        }
+        for bad in ["", "a/b", "a b", "é", "a\n", &"x".repeat(65)] {
+            assert!(check_site(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[test]
     fn urls() {

@@ -24,21 +24,29 @@ impl Store {
             ip_key: self.ip_key.clone(),
             purged_before,
             expired: 0,
+            site: self.site.clone(),
+            occurrences: super::ingest::Occurrences::new(),
+            pending: Vec::new(),
         })
     }
 
-    /// Bumped by every ingest that stores at least one move.
+    /// The site's moves generation: bumped by every ingest that stores at
+    /// least one move of the site (another site's ingest leaves it alone).
     pub async fn moves_generation(&self) -> Result<i64> {
-        let row = sqlx::query("SELECT value FROM store_state WHERE key = 'moves_generation'")
-            .fetch_one(&self.pool)
+        let row = sqlx::query("SELECT value FROM store_state WHERE key = $1")
+            .bind(generation_key(&self.site))
+            .fetch_optional(&self.pool)
             .await?;
+        let Some(row) = row else { return Ok(0) };
         let v: String = row.try_get(0)?;
         v.parse()
             .map_err(|_| StoreError::Corrupt(format!("moves_generation is {v:?}")))
     }
 
+    /// The site's stored moves.
     pub async fn move_count(&self) -> Result<i64> {
-        Ok(sqlx::query("SELECT COUNT(*) FROM moves")
+        Ok(sqlx::query("SELECT COUNT(*) FROM moves WHERE site = $1")
+            .bind(self.site.to_string())
             .fetch_one(&self.pool)
             .await?
             .try_get(0)?)
@@ -54,11 +62,13 @@ impl Store {
         mut each: impl FnMut(Move),
     ) -> Result<u64> {
         let sql = if reference_order {
-            "SELECT username, game, ts, ip FROM moves ORDER BY id"
+            "SELECT username, game, ts, ip FROM moves WHERE site = $1 ORDER BY id"
         } else {
-            "SELECT username, game, ts, ip FROM moves ORDER BY ts, id"
+            "SELECT username, game, ts, ip FROM moves WHERE site = $1 ORDER BY ts, id"
         };
-        let mut rows = sqlx::query(sql).fetch(&self.pool);
+        let mut rows = sqlx::query(sql)
+            .bind(self.site.to_string())
+            .fetch(&self.pool);
         let mut n = 0;
         let mut bad = 0u64;
         let mut first_bad = None;
@@ -87,9 +97,10 @@ impl Store {
         Ok(n)
     }
 
-    /// Distinct game names, for inferring seasons.
+    /// Distinct game names of the site, for inferring seasons.
     pub async fn game_names(&self) -> Result<Vec<String>> {
-        let rows = sqlx::query("SELECT name FROM games ORDER BY name")
+        let rows = sqlx::query("SELECT name FROM games WHERE site = $1 ORDER BY name")
+            .bind(self.site.to_string())
             .fetch_all(&self.pool)
             .await?;
         rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
@@ -101,12 +112,28 @@ impl Store {
 pub struct IngestBatch<'s> {
     backend: Backend,
     tx: Transaction<'s, Any>,
-    stored: u64,
+    pub(super) stored: u64,
     limits: Limits,
     ip_key: Option<std::sync::Arc<super::IpKey>>,
     /// Moves before this were purged: they are not stored again.
     purged_before: Option<Epoch>,
     expired: u64,
+    /// The site every move of the batch belongs to.
+    site: std::sync::Arc<str>,
+    /// Numbers identical moves pushed into the batch.
+    pub(super) occurrences: super::ingest::Occurrences,
+    /// Moves pushed and not yet stored.
+    pub(super) pending: Vec<NewMove>,
+}
+
+/// The `store_state` key of a site's moves generation (the default site
+/// keeps the key stores had before sites).
+fn generation_key(site: &str) -> String {
+    if site == super::DEFAULT_SITE {
+        "moves_generation".to_owned()
+    } else {
+        format!("moves_generation@{site}")
+    }
 }
 
 impl IngestBatch<'_> {
@@ -137,11 +164,11 @@ impl IngestBatch<'_> {
         insert_rows(
             self.backend,
             &mut self.tx,
-            "games (name)",
-            1,
-            " ON CONFLICT (name) DO NOTHING",
+            "games (site, name)",
+            2,
+            " ON CONFLICT (site, name) DO NOTHING",
             &games,
-            |q, g| q.bind(g.to_string()),
+            |q, g| q.bind(self.site.to_string()).bind(g.to_string()),
         )
         .await?;
         // No raw address is written in a keyed store: the IP and its
@@ -151,12 +178,13 @@ impl IngestBatch<'_> {
             .map(|m| super::privacy::stored_ip(self.ip_key.as_deref(), &m.mv.ip))
             .collect();
         let rows: Vec<(&NewMove, &(String, Option<String>))> = moves.iter().zip(&ips).collect();
+        let site = self.site.to_string();
         let new = insert_rows(
             self.backend,
             &mut self.tx,
-            "moves (username, game, ts, ip, occurrence, net)",
-            6,
-            " ON CONFLICT (ts, username, game, ip, occurrence) DO NOTHING",
+            "moves (username, game, ts, ip, occurrence, net, site)",
+            7,
+            " ON CONFLICT (ts, username, game, ip, occurrence, site) DO NOTHING",
             &rows,
             |q, (m, (ip, net))| {
                 q.bind(m.mv.username.clone())
@@ -165,6 +193,7 @@ impl IngestBatch<'_> {
                     .bind(ip.clone())
                     .bind(m.occurrence as i64)
                     .bind(net.clone())
+                    .bind(site.clone())
             },
         )
         .await?;
@@ -195,17 +224,24 @@ impl IngestBatch<'_> {
     /// Makes the ingest visible; bumps the moves generation if anything new
     /// was stored. Returns the number of new moves.
     pub async fn commit(mut self) -> Result<u64> {
+        self.flush().await?;
         if self.stored > 0 {
             // Computed in Rust: the two back ends disagree on casting text.
-            let row = sqlx::query("SELECT value FROM store_state WHERE key = 'moves_generation'")
-                .fetch_one(&mut *self.tx)
+            let key = generation_key(&self.site);
+            let row = sqlx::query("SELECT value FROM store_state WHERE key = $1")
+                .bind(key.clone())
+                .fetch_optional(&mut *self.tx)
                 .await?;
-            let v: String = row.try_get(0)?;
-            let next = v.parse::<i64>().unwrap_or(0) + 1;
-            sqlx::query("UPDATE store_state SET value = $1 WHERE key = 'moves_generation'")
-                .bind(next.to_string())
-                .execute(&mut *self.tx)
-                .await?;
+            let v: Option<String> = row.map(|r| r.try_get(0)).transpose()?;
+            let next = v.and_then(|v| v.parse::<i64>().ok()).unwrap_or(0) + 1;
+            sqlx::query(
+                "INSERT INTO store_state (key, value) VALUES ($1, $2) \
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            )
+            .bind(key)
+            .bind(next.to_string())
+            .execute(&mut *self.tx)
+            .await?;
         }
         self.tx.commit().await?;
         Ok(self.stored)

@@ -102,6 +102,26 @@ pub(super) fn stored_ip(key: Option<&IpKey>, ip: &str) -> (String, Option<String
     }
 }
 
+/// What the audit log writes for an IP address looked up: never the raw
+/// address. In a keyed store its stored form (`ipk_...`, which only the
+/// key's holder can match); in a plain store `ipfp_` and the first 16 bytes
+/// of its SHA-256, in hex (a fingerprint that names the address without
+/// spelling it; the plain store's moves hold the address anyway).
+pub(super) fn audit_ip(key: Option<&IpKey>, ip: &str) -> String {
+    match key {
+        Some(k) => k.pseudonym(ip),
+        None => {
+            use sha2::Digest;
+            let digest = Sha256::digest(ip.as_bytes());
+            let hex: String = digest[..HASH_BYTES]
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            format!("ipfp_{hex}")
+        }
+    }
+}
+
 /// One account seen at an address on one UTC day.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IpSighting {
@@ -144,17 +164,25 @@ impl Store {
             .transpose()?)
     }
 
-    /// The accounts that moved from `ip`, by day, from the stored moves. A
-    /// keyed store needs its key.
+    /// How the audit log names `ip`: never the raw address (see
+    /// [`audit_ip`]).
+    pub fn audit_ip(&self, ip: &str) -> String {
+        audit_ip(self.ip_key.as_deref(), ip.trim())
+    }
+
+    /// The site's accounts that moved from `ip`, by day, from the stored
+    /// moves. A keyed store needs its key.
     pub async fn lookup_ip(&self, ip: &str) -> Result<Vec<IpSighting>> {
         if self.ip_key.is_none() && self.is_keyed().await? {
             return Err(StoreError::IpKeyNeeded);
         }
-        let rows =
-            sqlx::query("SELECT username, ts FROM moves WHERE ip = $1 ORDER BY username, ts")
-                .bind(self.stored_ip(ip.trim()))
-                .fetch_all(&self.pool)
-                .await?;
+        let rows = sqlx::query(
+            "SELECT username, ts FROM moves WHERE ip = $1 AND site = $2 ORDER BY username, ts",
+        )
+        .bind(self.stored_ip(ip.trim()))
+        .bind(self.site.to_string())
+        .fetch_all(&self.pool)
+        .await?;
         let mut out: Vec<IpSighting> = Vec::new();
         for r in &rows {
             let username: String = r.try_get(0)?;

@@ -37,10 +37,12 @@ impl Store {
         first_seen: &[&str],
     ) -> Result<HashMap<String, u32>> {
         let mut tx = self.pool.begin().await?;
-        let rows = sqlx::query("SELECT ip, number FROM ip_pseudonyms WHERE season = $1")
-            .bind(season as i64)
-            .fetch_all(&mut *tx)
-            .await?;
+        let rows =
+            sqlx::query("SELECT ip, number FROM ip_pseudonyms WHERE season = $1 AND site = $2")
+                .bind(season as i64)
+                .bind(self.site.to_string())
+                .fetch_all(&mut *tx)
+                .await?;
         let mut numbers: HashMap<String, u32> = HashMap::with_capacity(rows.len());
         for r in &rows {
             let ip: String = r.try_get(0)?;
@@ -63,11 +65,16 @@ impl Store {
         super::sql::insert_rows(
             self.backend,
             &mut tx,
-            "ip_pseudonyms (season, ip, number)",
-            3,
+            "ip_pseudonyms (season, ip, number, site)",
+            4,
             "",
             &rows,
-            |q, (s, ip, n)| q.bind(*s).bind(ip.clone()).bind(*n),
+            |q, (s, ip, n)| {
+                q.bind(*s)
+                    .bind(ip.clone())
+                    .bind(*n)
+                    .bind(self.site.to_string())
+            },
         )
         .await?;
         tx.commit().await?;

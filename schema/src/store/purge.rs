@@ -6,6 +6,12 @@
 //! not bumped, so stored scans stay the current ones; the segmentations are
 //! marked stale instead, so the next scan cuts its segments from the moves
 //! that remain and covers only those.
+//!
+//! A purge covers every site. The IP pseudonyms of addresses left in no
+//! move of their site are retired: the row keeps its number (so `IP-n`
+//! names of the addresses that remain never change, and no number is given
+//! twice) but its address becomes `purged IP-n`, so no address of a purged
+//! move lingers there, raw in a plain store or hashed in a keyed one.
 
 use super::{Result, Store};
 use crate::model::Epoch;
@@ -22,7 +28,13 @@ pub struct Purged {
     pub ip_days: u64,
     /// Moves left.
     pub moves_left: i64,
+    /// IP pseudonyms whose address is in no move left: their address was
+    /// replaced by `purged IP-n`.
+    pub pseudonyms_retired: u64,
 }
+
+/// The address of a retired IP pseudonym starts so.
+pub const RETIRED_IP_PREFIX: &str = "purged IP-";
 
 /// `store_state` key: UTC epoch seconds of the last purge.
 const LAST_PURGE: &str = "last_purge_at";
@@ -65,6 +77,11 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         }
+        let pseudonyms_retired = if moves > 0 {
+            retire_pseudonyms(&mut tx).await?
+        } else {
+            0
+        };
         let moves_left: i64 = sqlx::query("SELECT COUNT(*) FROM moves")
             .fetch_one(&mut *tx)
             .await?
@@ -75,6 +92,7 @@ impl Store {
             moves,
             ip_days,
             moves_left,
+            pseudonyms_retired,
         })
     }
 
@@ -101,4 +119,30 @@ pub(super) async fn purged_before(tx: &mut Transaction<'_, Any>) -> Result<Optio
         Some(r) => r.try_get::<String, _>(0)?.parse().ok(),
         None => None,
     })
+}
+
+/// Retires the IP pseudonyms of addresses that no move of their site holds
+/// any more, site by site (one pass over the site's moves each).
+async fn retire_pseudonyms(tx: &mut Transaction<'_, Any>) -> Result<u64> {
+    let sites: Vec<String> = sqlx::query("SELECT DISTINCT site FROM ip_pseudonyms")
+        .fetch_all(&mut **tx)
+        .await?
+        .iter()
+        .map(|r| r.try_get(0))
+        .collect::<Result<_, _>>()?;
+    let mut retired = 0;
+    for site in sites {
+        retired += sqlx::query(
+            "UPDATE ip_pseudonyms SET ip = CAST($2 AS TEXT) || CAST(number AS TEXT) \
+             WHERE site = $1 AND ip NOT LIKE $3 \
+             AND ip NOT IN (SELECT ip FROM moves WHERE site = $1)",
+        )
+        .bind(site)
+        .bind(RETIRED_IP_PREFIX)
+        .bind(format!("{RETIRED_IP_PREFIX}%"))
+        .execute(&mut **tx)
+        .await?
+        .rows_affected();
+    }
+    Ok(retired)
 }

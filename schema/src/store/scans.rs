@@ -20,8 +20,8 @@ impl Store {
         let mut tx = self.begin_write().await?;
         let id: i64 = sqlx::query(
             "INSERT INTO scans (season, season_from, season_to, season_games, threshold, bucket_seconds, mode, \
-             generation, created_at, participants, candidate_pairs, crowd_limit) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id",
+             generation, created_at, participants, candidate_pairs, crowd_limit, site) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
         )
         .bind(season.number as i64)
         .bind(season.from)
@@ -35,6 +35,7 @@ impl Store {
         .bind(result.participants as i64)
         .bind(result.candidate_pairs as i64)
         .bind(result.params.crowd_limit as i64)
+        .bind(self.site.to_string())
         .fetch_one(&mut *tx)
         .await?
         .try_get(0)?;
@@ -107,14 +108,16 @@ impl Store {
     /// transaction; returns how many were deleted.
     pub async fn prune_scans(&self, season: u32, keep: u32) -> Result<u64> {
         let mut tx = self.begin_write().await?;
-        let old: Vec<i64> = sqlx::query("SELECT id FROM scans WHERE season = $1 ORDER BY id DESC")
-            .bind(season as i64)
-            .fetch_all(&mut *tx)
-            .await?
-            .iter()
-            .skip(keep as usize)
-            .map(|r| r.try_get(0))
-            .collect::<Result<_, _>>()?;
+        let old: Vec<i64> =
+            sqlx::query("SELECT id FROM scans WHERE season = $1 AND site = $2 ORDER BY id DESC")
+                .bind(season as i64)
+                .bind(self.site.to_string())
+                .fetch_all(&mut *tx)
+                .await?
+                .iter()
+                .skip(keep as usize)
+                .map(|r| r.try_get(0))
+                .collect::<Result<_, _>>()?;
         for &id in &old {
             for table in ["scan_pairs", "scan_cliques", "scan_crowds"] {
                 sqlx::query(&format!("DELETE FROM {table} WHERE scan_id = $1"))
@@ -133,11 +136,14 @@ impl Store {
 
     /// The number of stored scans of a season.
     pub async fn scan_count(&self, season: u32) -> Result<i64> {
-        Ok(sqlx::query("SELECT COUNT(*) FROM scans WHERE season = $1")
-            .bind(season as i64)
-            .fetch_one(&self.pool)
-            .await?
-            .try_get(0)?)
+        Ok(
+            sqlx::query("SELECT COUNT(*) FROM scans WHERE season = $1 AND site = $2")
+                .bind(season as i64)
+                .bind(self.site.to_string())
+                .fetch_one(&self.pool)
+                .await?
+                .try_get(0)?,
+        )
     }
 
     /// The most recent scan of a season, with every pair.
@@ -166,20 +172,22 @@ impl Store {
         let row = match like {
             None => {
                 sqlx::query(&format!(
-                    "{COLUMNS} WHERE season = $1 ORDER BY id DESC LIMIT 1"
+                    "{COLUMNS} WHERE season = $1 AND site = $2 ORDER BY id DESC LIMIT 1"
                 ))
                 .bind(season as i64)
+                .bind(self.site.to_string())
                 .fetch_optional(&self.pool)
                 .await?
             }
             Some((bucket_seconds, mode)) => {
                 sqlx::query(&format!(
                     "{COLUMNS} WHERE season = $1 AND bucket_seconds = $2 AND mode = $3 \
-                     ORDER BY id DESC LIMIT 1"
+                     AND site = $4 ORDER BY id DESC LIMIT 1"
                 ))
                 .bind(season as i64)
                 .bind(bucket_seconds)
                 .bind(mode.as_str())
+                .bind(self.site.to_string())
                 .fetch_optional(&self.pool)
                 .await?
             }

@@ -18,13 +18,15 @@ impl Store {
         generation: i64,
     ) -> Result<()> {
         let mut tx = self.begin_write().await?;
-        let old: Vec<i64> = sqlx::query("SELECT id FROM segmentations WHERE bucket_seconds = $1")
-            .bind(segments.bucket_seconds)
-            .fetch_all(&mut *tx)
-            .await?
-            .iter()
-            .map(|r| r.try_get(0))
-            .collect::<Result<_, _>>()?;
+        let old: Vec<i64> =
+            sqlx::query("SELECT id FROM segmentations WHERE bucket_seconds = $1 AND site = $2")
+                .bind(segments.bucket_seconds)
+                .bind(self.site.to_string())
+                .fetch_all(&mut *tx)
+                .await?
+                .iter()
+                .map(|r| r.try_get(0))
+                .collect::<Result<_, _>>()?;
         for id in old {
             for table in ["segment_moves", "segment_stalls", "ip_days", "game_days"] {
                 sqlx::query(&format!("DELETE FROM {table} WHERE segmentation_id = $1"))
@@ -38,11 +40,12 @@ impl Store {
                 .await?;
         }
         let id: i64 = sqlx::query(
-            "INSERT INTO segmentations (bucket_seconds, reference_order, generation) VALUES ($1, $2, $3) RETURNING id",
+            "INSERT INTO segmentations (bucket_seconds, reference_order, generation, site) VALUES ($1, $2, $3, $4) RETURNING id",
         )
         .bind(segments.bucket_seconds)
         .bind(reference_order as i64)
         .bind(generation)
+        .bind(self.site.to_string())
         .fetch_one(&mut *tx)
         .await?
         .try_get(0)?;
@@ -139,9 +142,10 @@ impl Store {
     ) -> Result<Option<StoredSegmentation>> {
         let Some(row) = sqlx::query(
             "SELECT id, reference_order, generation FROM segmentations \
-             WHERE bucket_seconds = $1 ORDER BY id DESC LIMIT 1",
+             WHERE bucket_seconds = $1 AND site = $2 ORDER BY id DESC LIMIT 1",
         )
         .bind(bucket_seconds)
+        .bind(self.site.to_string())
         .fetch_optional(&self.pool)
         .await?
         else {
@@ -266,9 +270,12 @@ impl Store {
     /// The order of the most recent segmentation: `Some(true)` if the last
     /// ingest asked for reference order.
     pub async fn segmentation_order(&self) -> Result<Option<bool>> {
-        let row = sqlx::query("SELECT reference_order FROM segmentations ORDER BY id DESC LIMIT 1")
-            .fetch_optional(&self.pool)
-            .await?;
+        let row = sqlx::query(
+            "SELECT reference_order FROM segmentations WHERE site = $1 ORDER BY id DESC LIMIT 1",
+        )
+        .bind(self.site.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
         Ok(match row {
             Some(r) => Some(r.try_get::<i64, _>(0)? != 0),
             None => None,

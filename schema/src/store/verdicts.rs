@@ -37,8 +37,8 @@ impl Store {
         let at = chrono::Utc::now().timestamp();
         let mut tx = self.pool.begin().await?;
         let id: i64 = sqlx::query(
-            "INSERT INTO verdicts (kind, note, decided_by, decided_at, season, similarity) \
-             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+            "INSERT INTO verdicts (kind, note, decided_by, decided_at, season, similarity, site) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
         )
         .bind(v.kind.as_str())
         .bind(v.note.clone())
@@ -46,6 +46,7 @@ impl Store {
         .bind(at)
         .bind(v.season.map(i64::from))
         .bind(v.similarity)
+        .bind(self.site.to_string())
         .fetch_one(&mut *tx)
         .await?
         .try_get(0)?;
@@ -114,14 +115,16 @@ impl Store {
             list(1),
             list(n + 1)
         );
+        sql.push_str(&format!(" AND s.site = ${}", 2 * n + 1));
         if season.is_some() {
-            sql.push_str(&format!(" AND s.season = ${}", 2 * n + 1));
+            sql.push_str(&format!(" AND s.season = ${}", 2 * n + 2));
         }
         sql.push_str(" GROUP BY sp.scan_id, s.season ORDER BY sp.scan_id DESC LIMIT 1");
         let mut q = sqlx::query(&sql);
         for a in accounts.iter().chain(accounts) {
             q = q.bind(a.clone());
         }
+        q = q.bind(self.site.to_string());
         if let Some(s) = season {
             q = q.bind(i64::from(s));
         }
@@ -132,7 +135,19 @@ impl Store {
         Ok(Some((season as u32, row.try_get(2)?)))
     }
 
+    /// The site's verdicts `filter` (empty or ` WHERE ...` over `args`)
+    /// selects, newest first.
     async fn verdicts_where(&self, filter: &str, args: &[&str]) -> Result<Vec<Verdict>> {
+        let site_is = format!("v.site = ${}", args.len() + 1);
+        let filter = if filter.is_empty() {
+            format!(" WHERE {site_is}")
+        } else {
+            format!("{filter} AND {site_is}")
+        };
+        let filter = filter.as_str();
+        let mut args = args.to_vec();
+        args.push(&self.site);
+        let args = &args[..];
         let sql = format!("{COLUMNS}{filter}");
         let mut q = sqlx::query(&sql);
         for a in args {
