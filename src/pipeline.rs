@@ -184,6 +184,40 @@ pub async fn segments(
     Ok(segments)
 }
 
+/// Every stored move's second and address, for improved mode's hand-offs
+/// (the segments keep buckets only).
+pub async fn move_times(
+    store: &Store,
+    segments: &Segments,
+) -> Result<scoring::improved::MoveTimes> {
+    let mut times = scoring::improved::MoveTimes::new(segments);
+    store
+        .for_each_move(false, |m| {
+            times.push(segments, &m.username, m.timestamp, &m.ip)
+        })
+        .await?;
+    Ok(times.finish())
+}
+
+/// The moves' seconds and addresses from logs already cut into `segments`
+/// (read again: `detect report --input` in improved mode).
+pub fn move_times_from_files(
+    files: &[String],
+    segments: &Segments,
+    limits: &Limits,
+) -> Result<scoring::improved::MoveTimes> {
+    let mut times = scoring::improved::MoveTimes::new(segments);
+    for path in files {
+        let mut reader = open_log_with(path, limits)?;
+        while let Some(line) = reader.next_ref() {
+            if let (_, Some(m)) = line? {
+                times.push(segments, &m.username, m.timestamp, &m.ip);
+            }
+        }
+    }
+    Ok(times.finish())
+}
+
 /// Season `number`: as defined with `season add`, else inferred from game
 /// names (`4pLeague_S{number}_...`).
 pub async fn resolve_season(store: &Store, number: u32) -> Result<Season> {
@@ -237,9 +271,15 @@ pub async fn scan_segments(
 ) -> Result<StoredScan> {
     let started = std::time::Instant::now();
     let bar = crate::ui::spinner(format!("scoring season {}", season.number));
+    let times = match params.mode {
+        schema::Mode::Improved => Some(move_times(store, segments).await?),
+        schema::Mode::Reference => None,
+    };
     // Scoring is CPU-bound (rayon): the runtime's other tasks, signals among
     // them, keep running meanwhile.
-    let result = tokio::task::block_in_place(|| scoring::scan(segments, season, params))?;
+    let result = tokio::task::block_in_place(|| {
+        scoring::scan_with_times(segments, times.as_ref(), season, params)
+    })?;
     let scored = started.elapsed();
     bar.set_message(format!("storing the scan of season {}", season.number));
     let created_at = chrono::Utc::now().timestamp();

@@ -365,6 +365,24 @@ pub struct Signals {
     /// were crowded (many accounts on them that day).
     pub shared_ip_days: u32,
     pub crowded_ip_days: u32,
+    /// Hand-offs (at second resolution): moves of the two accounts within
+    /// seconds of each other (two bodies); switches from one account to the
+    /// other on one uncrowded address within the sitting horizon, split by
+    /// gap into quick (under 5 minutes), turns (under 30) and spaced (up to
+    /// two hours); and returns, switches back after the other account's run
+    /// of at most 30 minutes. Absent (0) in scans stored before them.
+    #[serde(default)]
+    pub close: u32,
+    #[serde(default)]
+    pub switches: u32,
+    #[serde(default)]
+    pub quick: u32,
+    #[serde(default)]
+    pub turns: u32,
+    #[serde(default)]
+    pub spaced: u32,
+    #[serde(default)]
+    pub returns: u32,
 }
 
 impl Signals {

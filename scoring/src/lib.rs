@@ -32,7 +32,12 @@ use schema::{
 #[derive(Debug)]
 pub enum ScanError {
     Season(SeasonError),
-    BucketSize { segments: i64, wanted: i64 },
+    BucketSize {
+        segments: i64,
+        wanted: i64,
+    },
+    /// Improved mode was asked for without the moves by second.
+    NoMoveTimes,
 }
 
 impl std::fmt::Display for ScanError {
@@ -42,6 +47,10 @@ impl std::fmt::Display for ScanError {
             ScanError::BucketSize { segments, wanted } => write!(
                 f,
                 "the segments were cut into {segments}-second buckets but the scan asks for {wanted}"
+            ),
+            ScanError::NoMoveTimes => write!(
+                f,
+                "improved mode reads the moves by second, and none were given beside the segments"
             ),
         }
     }
@@ -71,9 +80,21 @@ pub fn days_in_season(first: i64, last: i64, season: &Season) -> bool {
 }
 
 /// Scores a season: every candidate pair in both directions, flags at the
-/// threshold, cliques of flagged pairs.
+/// threshold, cliques of flagged pairs. Improved mode also needs the moves
+/// by second: see [`scan_with_times`].
 pub fn scan(
     segments: &Segments,
+    season: &Season,
+    params: &ScanParams,
+) -> Result<ScanResult, ScanError> {
+    scan_with_times(segments, None, season, params)
+}
+
+/// [`scan`] with the moves' seconds and addresses beside the segments
+/// (required in improved mode, unused in reference mode).
+pub fn scan_with_times(
+    segments: &Segments,
+    times: Option<&improved::MoveTimes>,
     season: &Season,
     params: &ScanParams,
 ) -> Result<ScanResult, ScanError> {
@@ -88,7 +109,8 @@ pub fn scan(
     let mut scores: Vec<PairScore> = match params.mode {
         Mode::Reference => reference_scores(segments, season, &pairs),
         Mode::Improved => {
-            let cx = improved::Context::new(segments, season);
+            let times = times.ok_or(ScanError::NoMoveTimes)?;
+            let cx = improved::Context::new(segments, season, times);
             pairs
                 .par_iter()
                 .flat_map_iter(|&(x, y)| improved::score_both(&cx, x, y))

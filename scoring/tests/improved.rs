@@ -8,7 +8,7 @@
 //! `h:0`, a hashed address whose network is unknown. Buckets are 30
 //! minutes, days are 48 buckets.
 
-use detect_scoring::improved::{self, signals, Context, MODEL};
+use detect_scoring::improved::{self, handoffs, signals, Context, Handoffs, MoveTimes, MODEL};
 use proptest::prelude::*;
 use schema::{day_of, IpDay, Names, Season, Segment, Segments, Signals};
 
@@ -76,16 +76,35 @@ fn world(a: &str, b: &str, crowd: u32, crowd_ip: u32) -> Segments {
     segs
 }
 
+/// The moves by second of a world: each move of a bucket one minute after
+/// the one before, from the bucket's start.
+fn times_of(segs: &Segments) -> MoveTimes {
+    let mut times = MoveTimes::new(segs);
+    for (u, list) in segs.by_user.iter().enumerate() {
+        let user = segs.users.name(u as u32).to_owned();
+        for s in list {
+            let mut t = s.bucket;
+            for &(ip, count) in &s.moves {
+                for _ in 0..count {
+                    times.push(segs, &user, t, segs.ips.name(ip));
+                    t += 60;
+                }
+            }
+        }
+    }
+    times.finish()
+}
+
 fn signals_of(a: &str, b: &str, crowd: u32) -> Signals {
     let segs = world(a, b, crowd, 1);
+    let times = times_of(&segs);
     let season = Season::inferred(1);
-    let cx = Context::new(&segs, &season);
+    let cx = Context::new(&segs, &season, &times);
     signals(
         &cx,
-        &segs.by_user[0],
-        &segs.by_user[1],
-        cx.ip_days(0),
-        cx.ip_days(1),
+        (&segs.by_user[0], &segs.by_user[1]),
+        (cx.ip_days(0), cx.ip_days(1)),
+        (cx.moves(0), cx.moves(1)),
     )
 }
 
@@ -300,6 +319,12 @@ fn the_model_reads_a_careful_owner_above_a_family_at_one_computer() {
         networks: 2,
         shared_ip_days: 20,
         crowded_ip_days: 0,
+        close: 0,
+        switches: 30,
+        quick: 4,
+        turns: 6,
+        spaced: 20,
+        returns: 8,
     };
     let family = Signals {
         a_accompanied_milli: 12_000,
@@ -308,11 +333,133 @@ fn the_model_reads_a_careful_owner_above_a_family_at_one_computer() {
         b_followed: 7,
         apart: 6,
         networks: 1,
+        close: 3,
+        quick: 2,
+        turns: 24,
+        spaced: 4,
+        returns: 1,
         ..owner
     };
     let p = |s: &Signals| MODEL.probability(&improved::features(0.6, 0.55, s));
     assert!(p(&owner) > p(&family), "{} <= {}", p(&owner), p(&family));
     assert!((0.0..=1.0).contains(&p(&owner)));
+}
+
+/// One hand-off row: a's and b's moves as (second, address id), extra
+/// accounts on address 0 that day, the expected hand-offs, and why.
+type HandoffRow<'a> = (&'a [(i64, u32)], &'a [(i64, u32)], u32, Handoffs, &'a str);
+
+fn h(close: u32, switches: u32, quick: u32, turns: u32, spaced: u32, returns: u32) -> Handoffs {
+    Handoffs {
+        close,
+        switches,
+        quick,
+        turns,
+        spaced,
+        returns,
+    }
+}
+
+#[test]
+fn hand_offs_bin_each_switch_on_one_address_by_its_gap() {
+    // Address 0 is IP 1 of `world` (crowdable), address 7 another one.
+    let rows: &[HandoffRow] = &[
+        (
+            &[(0, 0), (600, 0)],
+            &[(900, 0)],
+            0,
+            h(0, 1, 0, 1, 0, 0),
+            "a's last move at 600 s, b's first at 900 s: one turn of 5 minutes",
+        ),
+        (
+            &[(0, 0), (100, 0), (200, 0)],
+            &[(50, 0), (150, 0)],
+            0,
+            h(0, 4, 4, 0, 0, 3),
+            "two tabs: four quick switches, the last three back to an account that moved 50 s before",
+        ),
+        (
+            &[(0, 0), (1200, 0)],
+            &[(2400, 0), (3000, 0)],
+            0,
+            h(0, 1, 0, 1, 0, 0),
+            "a family: one hand-over after a 20-minute turn",
+        ),
+        (
+            &[(0, 0)],
+            &[(3600, 0)],
+            0,
+            h(0, 1, 0, 0, 1, 0),
+            "a careful owner: the second account an hour after the first",
+        ),
+        (
+            &[(0, 0)],
+            &[(7201, 0)],
+            0,
+            h(0, 0, 0, 0, 0, 0),
+            "more than two hours apart: no switch",
+        ),
+        (
+            &[(0, 0)],
+            &[(60, 7)],
+            0,
+            h(0, 0, 0, 0, 0, 0),
+            "another address: no switch",
+        ),
+        (
+            &[(0, 0), (30, 0)],
+            &[(10, 0)],
+            0,
+            h(2, 2, 2, 0, 0, 1),
+            "10 s apart, both ways: two close moves (two bodies), and a return",
+        ),
+        (
+            &[(0, 0), (2000, 0)],
+            &[(60, 0), (1960, 0)],
+            0,
+            h(0, 2, 2, 0, 0, 0),
+            "b's run lasted 1900 s, more than half an hour: not a return",
+        ),
+        (
+            &[(0, 0)],
+            &[(60, 0)],
+            20,
+            h(0, 0, 0, 0, 0, 0),
+            "22 accounts on address 0 that day: crowded, no switch",
+        ),
+        (
+            &[(0, 0)],
+            &[(60, 0)],
+            5,
+            h(0, 1, 1, 0, 0, 0),
+            "7 accounts on address 0 (weight 0.92): not crowded",
+        ),
+    ];
+    for &(a, b, crowd, want, why) in rows {
+        let segs = world("M1", "M1", crowd, 1);
+        let times = MoveTimes::new(&segs);
+        let season = Season::inferred(1);
+        let cx = Context::new(&segs, &season, &times);
+        assert_eq!(handoffs(&cx, a, b), want, "{why}");
+        assert_eq!(handoffs(&cx, b, a), want, "{why} (swapped)");
+    }
+}
+
+#[test]
+fn move_times_keep_the_season_and_known_names_only() {
+    let segs = world("M1", "M2", 0, 1);
+    let mut times = MoveTimes::new(&segs);
+    times.push(&segs, "b", 500, "10.0.0.2");
+    times.push(&segs, "b", 100, "10.0.0.1");
+    times.push(&segs, "nobody", 100, "10.0.0.1");
+    times.push(&segs, "b", 200, "10.9.9.9");
+    let times = times.finish();
+    let ip = |n| segs.ips.get(&address(n)).expect("ip");
+    let all = Season::inferred(1);
+    assert_eq!(times.in_season(1, &all), &[(100, ip(1)), (500, ip(2))]);
+    assert_eq!(times.in_season(0, &all), &[]);
+    let late = Season::new(1, Some(150), Some(600), None).expect("season");
+    assert_eq!(times.in_season(1, &late), &[(500, ip(2))]);
 }
 
 fn spec() -> impl Strategy<Value = String> {
@@ -331,8 +478,9 @@ proptest! {
     #[test]
     fn the_improved_score_lies_in_0_1_and_is_symmetric(a in spec(), b in spec(), crowd in 0u32..25) {
         let segs = world(&a, &b, crowd, 1);
+        let times = times_of(&segs);
         let season = Season::inferred(1);
-        let cx = Context::new(&segs, &season);
+        let cx = Context::new(&segs, &season, &times);
         let [ab, ba] = improved::score_both(&cx, 0, 1);
         let [ba2, ab2] = improved::score_both(&cx, 1, 0);
         prop_assert!((0.0..=1.0).contains(&ab.similarity));
@@ -344,12 +492,17 @@ proptest! {
         prop_assert_eq!(s.swapped(), ba.evidence.signals.expect("signals"));
         // The scan's path (counts from the context, jumping over far
         // buckets) agrees with the plain one.
-        let plain = signals(&cx, &segs.by_user[0], &segs.by_user[1], cx.ip_days(0), cx.ip_days(1));
+        let plain = signals(
+            &cx,
+            (&segs.by_user[0], &segs.by_user[1]),
+            (cx.ip_days(0), cx.ip_days(1)),
+            (cx.moves(0), cx.moves(1)),
+        );
         prop_assert_eq!(s, plain);
     }
 
     #[test]
-    fn the_model_stays_in_0_1(x in prop::array::uniform10(-1e6f64..1e6)) {
+    fn the_model_stays_in_0_1(x in prop::array::uniform15(-1e6f64..1e6)) {
         let p = MODEL.probability(&x);
         prop_assert!((0.0..=1.0).contains(&p));
     }

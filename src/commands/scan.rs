@@ -43,8 +43,16 @@ pub async fn run_report(db: &crate::pipeline::Db, args: ReportArgs) -> Result<()
             args.reference_order,
             &args.limits.limits()?,
         )?;
+        let times = match params.mode {
+            schema::Mode::Improved => Some(pipeline::move_times_from_files(
+                &args.input,
+                &segments,
+                &args.limits.limits()?,
+            )?),
+            schema::Mode::Reference => None,
+        };
         let bar = crate::ui::spinner("scoring");
-        let result = scoring::scan(&segments, &season, &params)?;
+        let result = scoring::scan_with_times(&segments, times.as_ref(), &season, &params)?;
         bar.finish_and_clear();
         ensure_participants(&season, &result, !segments.users.is_empty())?;
         let info = ScanInfo {

@@ -46,7 +46,6 @@ pub fn explain(
     // From here on the names are only shown: escaped for the terminal.
     let sa = scoring::in_season(segments.of(a), season);
     let sb = scoring::in_season(segments.of(b), season);
-    let (raw_a, raw_b) = (a, b);
     let (a, b) = (&*terminal(a), &*terminal(b));
     if ab.is_none() && ba.is_none() {
         return Err(ExplainError::NotACandidatePair {
@@ -63,7 +62,6 @@ pub fn explain(
         season,
         result,
         [(a, b, ab, sa, sb), (b, a, ba, sb, sa)],
-        (raw_a, raw_b),
         top,
         &mut labels,
     )
@@ -90,7 +88,6 @@ fn write_explanation(
     season: &Season,
     result: &ScanResult,
     directions: [Direction<'_>; 2],
-    (raw_a, raw_b): (&str, &str),
     top: usize,
     labels: &mut IpLabels<'_>,
 ) -> std::fmt::Result {
@@ -105,7 +102,11 @@ fn write_explanation(
         result.params.bucket_seconds / 60
     )?;
     if result.params.mode == schema::Mode::Improved {
-        improved_words(out, segments, season, raw_a, raw_b)?;
+        let [(_, _, ab, ..), (_, _, ba, ..)] = directions;
+        let signals = ab
+            .and_then(|p| p.evidence.signals)
+            .or_else(|| ba.and_then(|p| p.evidence.signals).map(|s| s.swapped()));
+        improved_words(out, signals, a, b)?;
     }
     for (x, y, score, sx, sy) in directions {
         let Some(p) = score else { continue };
@@ -137,16 +138,15 @@ fn write_explanation(
     Ok(())
 }
 
-/// Improved mode's signals of the pair, in words.
+/// Improved mode's signals of the pair (as scored and stored), in words.
 fn improved_words(
     out: &mut String,
-    segments: &Segments,
-    season: &Season,
+    signals: Option<schema::Signals>,
     a: &str,
     b: &str,
 ) -> std::fmt::Result {
     use std::fmt::Write as _;
-    let Some(s) = scoring::improved::signals_of(segments, season, a, b) else {
+    let Some(s) = signals else {
         return Ok(());
     };
     writeln!(out)?;

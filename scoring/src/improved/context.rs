@@ -1,8 +1,10 @@
 //! What improved mode knows about addresses before it looks at a pair: how
 //! crowded each address was on each day, and which network it belongs to.
 
+use super::handoffs::MoveTimes;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use schema::{IpDay, IpId, Season, Segments, UserId};
+use schema::{Epoch, IpDay, IpId, Season, Segments, UserId};
 use std::net::IpAddr;
 
 /// An address with at most this many accounts on a day counts fully.
@@ -38,6 +40,8 @@ pub fn network_of(ip: &str) -> Option<u128> {
 pub struct Context<'s> {
     pub segments: &'s Segments,
     pub season: &'s Season,
+    /// The moves' seconds and addresses, for hand-offs.
+    pub times: &'s MoveTimes,
     /// Accounts that moved from an address on a day, by `(day, ip)`.
     crowd: FxHashMap<(i64, IpId), u32>,
     /// The network of each address id (`None`: unknown).
@@ -47,7 +51,7 @@ pub struct Context<'s> {
 }
 
 impl<'s> Context<'s> {
-    pub fn new(segments: &'s Segments, season: &'s Season) -> Self {
+    pub fn new(segments: &'s Segments, season: &'s Season, times: &'s MoveTimes) -> Self {
         let mut crowd: FxHashMap<(i64, IpId), u32> = FxHashMap::default();
         for d in &segments.ip_days {
             *crowd.entry((d.day, d.ip)).or_default() += 1;
@@ -55,12 +59,12 @@ impl<'s> Context<'s> {
         let networks = segments
             .ips
             .as_slice()
-            .iter()
+            .par_iter()
             .map(|s| network_of(s))
             .collect();
         let totals = segments
             .by_user
-            .iter()
+            .par_iter()
             .map(|segs| {
                 super::signals::totals(crate::in_season(segs, season), segments.bucket_seconds)
             })
@@ -68,6 +72,7 @@ impl<'s> Context<'s> {
         Context {
             segments,
             season,
+            times,
             crowd,
             networks,
             totals,
@@ -77,6 +82,11 @@ impl<'s> Context<'s> {
     /// The in-season segments of `user`.
     pub fn in_season(&self, user: UserId) -> &'s [schema::Segment] {
         crate::in_season(&self.segments.by_user[user as usize], self.season)
+    }
+
+    /// The moves of `user` in the season, by second.
+    pub fn moves(&self, user: UserId) -> &'s [(Epoch, IpId)] {
+        self.times.in_season(user, self.season)
     }
 
     /// The buckets `user` moved in and its sittings, in the season.

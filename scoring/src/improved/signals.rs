@@ -2,7 +2,11 @@
 //! and crowded addresses (see [`schema::Signals`]).
 
 use super::context::Context;
-use schema::{day_of, IpDay, Segment, Signals, UserId};
+use super::handoffs::{handoffs, Handoffs};
+use schema::{day_of, Epoch, IpDay, IpId, Segment, Signals, UserId};
+
+/// One account's moves by second: (time, address), sorted.
+pub type Moves<'s> = &'s [(Epoch, IpId)];
 
 /// The sitting horizon: two accounts moving within this many seconds of each
 /// other from one address are one sitting (a careful owner spaces his
@@ -12,14 +16,13 @@ pub const SITTING_SECONDS: i64 = 2 * 3600;
 /// An address-day counts as crowded below this crowd weight.
 pub const CROWDED_BELOW: f64 = 0.5;
 
-/// The signals of `{a, b}` from their in-season segments and (day, address)
-/// sightings.
+/// The signals of `{a, b}` from their in-season segments, (day, address)
+/// sightings and moves by second.
 pub fn signals(
     cx: &Context<'_>,
-    a: &[Segment],
-    b: &[Segment],
-    a_days: &[IpDay],
-    b_days: &[IpDay],
+    (a, b): (&[Segment], &[Segment]),
+    (a_days, b_days): (&[IpDay], &[IpDay]),
+    (a_moves, b_moves): (Moves<'_>, Moves<'_>),
 ) -> Signals {
     let bs = cx.segments.bucket_seconds;
     combine(
@@ -28,6 +31,7 @@ pub fn signals(
         side(cx, b, a, bs),
         (a, b),
         (a_days, b_days),
+        handoffs(cx, a_moves, b_moves),
     )
 }
 
@@ -50,6 +54,7 @@ pub fn signals_of_users(cx: &Context<'_>, x: UserId, y: UserId) -> Signals {
         with_totals(y, side_near(cx, b, a, bs)),
         (a, b),
         (cx.ip_days(x), cx.ip_days(y)),
+        handoffs(cx, cx.moves(x), cx.moves(y)),
     )
 }
 
@@ -59,6 +64,7 @@ fn combine(
     y: Side,
     (a, b): (&[Segment], &[Segment]),
     (a_days, b_days): (&[IpDay], &[IpDay]),
+    h: Handoffs,
 ) -> Signals {
     let (shared_ip_days, crowded_ip_days, networks) = shared_days(cx, a_days, b_days);
     Signals {
@@ -74,6 +80,12 @@ fn combine(
         networks,
         shared_ip_days,
         crowded_ip_days,
+        close: h.close,
+        switches: h.switches,
+        quick: h.quick,
+        turns: h.turns,
+        spaced: h.spaced,
+        returns: h.returns,
     }
 }
 

@@ -1,0 +1,150 @@
+//! Hand-offs at second resolution: how the moves of two accounts follow each
+//! other on one address, looked at as a distribution.
+//!
+//! Segments keep buckets only, so improved mode reads a compact copy of the
+//! moves' seconds and addresses ([`MoveTimes`]). Merging both accounts'
+//! moves by time, a **switch** is a move of one account followed by a move
+//! of the other from the same uncrowded address within the sitting horizon.
+//! The gap of each switch is binned: a family taking turns at one computer
+//! hands over after one turn (minutes to half an hour); a careful owner spaces
+//! his accounts 30 to 90 minutes apart in one sitting, or switches back and
+//! forth between two tabs (a **return**: the other account's run lasted at
+//! most half an hour before the first moved again). Two people sitting side
+//! by side can move within seconds of each other; one person needs time to
+//! decide each move, so **close** moves (both within
+//! [`CLOSE_SECONDS`], from any address) are evidence of two bodies.
+
+use super::context::Context;
+use super::signals::{CROWDED_BELOW, SITTING_SECONDS};
+use schema::{day_of, Epoch, IpId, Season, Segments, UserId};
+
+/// Two moves of the two accounts within this many seconds: two bodies.
+pub const CLOSE_SECONDS: i64 = 15;
+/// A switch after less than this is quick (one person switching tabs).
+pub const QUICK_SECONDS: i64 = 5 * 60;
+/// A switch after less than this (and not quick) is a turn; longer, up to
+/// [`SITTING_SECONDS`], it is spaced.
+pub const TURN_SECONDS: i64 = 30 * 60;
+
+/// Every account's moves as (second, address), sorted; ids are those of the
+/// [`Segments`] they were built beside.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MoveTimes {
+    by_user: Vec<Vec<(Epoch, IpId)>>,
+}
+
+impl MoveTimes {
+    /// An empty set for the accounts of `segments`.
+    pub fn new(segments: &Segments) -> Self {
+        MoveTimes {
+            by_user: vec![Vec::new(); segments.users.len()],
+        }
+    }
+
+    /// Adds one move; accounts or addresses the segments do not know are
+    /// left out (they have no candidate pair).
+    pub fn push(&mut self, segments: &Segments, user: &str, t: Epoch, ip: &str) {
+        if let (Some(u), Some(ip)) = (segments.users.get(user), segments.ips.get(ip)) {
+            if let Some(list) = self.by_user.get_mut(u as usize) {
+                list.push((t, ip));
+            }
+        }
+    }
+
+    /// Sorts every account's moves (call once after the last push).
+    pub fn finish(mut self) -> Self {
+        for list in &mut self.by_user {
+            list.sort_unstable();
+        }
+        self
+    }
+
+    /// The moves of `user` inside the season's range.
+    pub fn in_season(&self, user: UserId, season: &Season) -> &[(Epoch, IpId)] {
+        let all = self
+            .by_user
+            .get(user as usize)
+            .map_or(&[][..], Vec::as_slice);
+        let lo = season.from.map_or(0, |f| all.partition_point(|m| m.0 < f));
+        let hi = season
+            .to
+            .map_or(all.len(), |t| all.partition_point(|m| m.0 < t));
+        &all[lo..hi.max(lo)]
+    }
+}
+
+/// The hand-offs of `{a, b}`: symmetric counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Handoffs {
+    /// Moves of `a` with a move of `b` within [`CLOSE_SECONDS`].
+    pub close: u32,
+    /// Switches, and how they split by gap: quick, turn, spaced.
+    pub switches: u32,
+    pub quick: u32,
+    pub turns: u32,
+    pub spaced: u32,
+    /// Switches back to the account that moved before the other's run of at
+    /// most [`TURN_SECONDS`].
+    pub returns: u32,
+}
+
+/// The hand-offs of the moves `a` and `b` (each sorted by time). The same
+/// for `{b, a}`: moves at the very same second and address are taken in
+/// one order, that of the lesser move list first.
+pub fn handoffs(cx: &Context<'_>, a: &[(Epoch, IpId)], b: &[(Epoch, IpId)]) -> Handoffs {
+    let (a, b) = if a <= b { (a, b) } else { (b, a) };
+    let mut out = Handoffs {
+        close: close(a, b) + close(b, a),
+        ..Handoffs::default()
+    };
+    // The previous move (time, address, whose) and the last switch
+    // (time of the first move after it, whose run it ended).
+    let mut prev: Option<(Epoch, IpId, bool)> = None;
+    let mut last_switch: Option<(Epoch, bool)> = None;
+    let (mut i, mut j) = (0usize, 0usize);
+    while i < a.len() || j < b.len() {
+        let from_b = j < b.len() && (i >= a.len() || b[j] < a[i]);
+        let (t, ip) = if from_b { b[j] } else { a[i] };
+        if from_b {
+            j += 1;
+        } else {
+            i += 1;
+        }
+        if let Some((t0, ip0, who0)) = prev {
+            let gap = t - t0;
+            if who0 != from_b
+                && ip0 == ip
+                && gap <= SITTING_SECONDS
+                && cx.weight(day_of(t), ip) >= CROWDED_BELOW
+            {
+                out.switches += 1;
+                match gap {
+                    g if g < QUICK_SECONDS => out.quick += 1,
+                    g if g < TURN_SECONDS => out.turns += 1,
+                    _ => out.spaced += 1,
+                }
+                if last_switch.is_some_and(|(s, ended)| ended == from_b && t0 - s <= TURN_SECONDS) {
+                    out.returns += 1;
+                }
+                last_switch = Some((t, who0));
+            }
+        }
+        prev = Some((t, ip, from_b));
+    }
+    out
+}
+
+/// Moves of `a` with a move of `b` within [`CLOSE_SECONDS`] either side.
+fn close(a: &[(Epoch, IpId)], b: &[(Epoch, IpId)]) -> u32 {
+    let mut lo = 0usize;
+    let mut n = 0;
+    for &(t, _) in a {
+        while lo < b.len() && b[lo].0 < t - CLOSE_SECONDS {
+            lo += 1;
+        }
+        if b.get(lo).is_some_and(|m| m.0 <= t + CLOSE_SECONDS) {
+            n += 1;
+        }
+    }
+    n
+}
