@@ -10,7 +10,6 @@
 
 pub mod known;
 
-use crate::commands::season::describe;
 use anyhow::Context;
 use ingest::time::format_utc;
 use schema::{Cell, PairScore, ScanResult, Season};
@@ -18,6 +17,7 @@ use serde::Serialize;
 use std::io::Write;
 use std::path::Path;
 use viz::escape::{csv_cell, terminal};
+use viz::guide::season_words;
 
 /// Where a report's scan came from.
 #[derive(Debug, Clone, Serialize)]
@@ -180,35 +180,7 @@ struct JsonReport<'a> {
     crowded: Vec<CrowdedLine>,
 }
 
-/// A crowded address as reports show it: by pseudonym.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct CrowdedLine {
-    /// `crowded-IP-1`, ... most accounts first.
-    pub address: String,
-    /// `YYYY-MM-DD`.
-    pub day: String,
-    pub accounts: usize,
-}
-
-/// The pseudonym of the `k`-th crowded address (1-based, most accounts
-/// first): `crowded-IP-k`. The raw address stays in the store.
-pub fn crowded_pseudonym(k: usize) -> String {
-    format!("crowded-IP-{k}")
-}
-
-/// The scan's crowded addresses, by pseudonym.
-pub fn crowded_lines(result: &ScanResult) -> Vec<CrowdedLine> {
-    result
-        .crowded
-        .iter()
-        .enumerate()
-        .map(|(k, c)| CrowdedLine {
-            address: crowded_pseudonym(k + 1),
-            day: format_utc(c.day * schema::SECONDS_PER_DAY)[..10].to_owned(),
-            accounts: c.accounts,
-        })
-        .collect()
-}
+pub use viz::guide::{crowded_lines, crowded_pseudonym, CrowdedLine};
 
 #[derive(Serialize)]
 struct JsonPair<'a> {
@@ -274,7 +246,7 @@ pub fn describe_scan(season: &Season, info: &ScanInfo) -> String {
         (Some(id), Some(at)) => format!("scan #{id} of {} UTC", format_utc(at)),
         _ => "scanned in memory".to_owned(),
     };
-    format!("{when}; {}", describe(season))
+    format!("{when}; {}", season_words(season))
 }
 
 pub fn write_text(
@@ -290,7 +262,7 @@ pub fn write_text(
         out,
         "Season {} ({}{})",
         season.number,
-        describe(season),
+        season_words(season),
         if season.inferred {
             ", inferred from game names"
         } else {
@@ -382,11 +354,7 @@ fn write_crowded(mut out: impl Write, result: &ScanResult) -> anyhow::Result<()>
         return Ok(());
     }
     writeln!(out)?;
-    writeln!(
-        out,
-        "Crowded addresses: more than {} accounts on one day, left out of that day's candidate pairs",
-        result.params.crowd_limit
-    )?;
+    writeln!(out, "{}", viz::guide::crowded_heading(&result.params))?;
     for c in &lines {
         writeln!(out, "  {}  {}  {} accounts", c.address, c.day, c.accounts)?;
     }

@@ -3,7 +3,7 @@
 use crate::cli::SeasonCommand;
 use crate::pipeline;
 use anyhow::{Context, Result};
-use ingest::time::{format_utc, parse_date};
+use ingest::time::parse_date;
 use schema::season::seasons_in_game_names;
 use schema::{Season, SECONDS_PER_DAY};
 
@@ -98,14 +98,4 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-/// `games ^4pLeague_S7_, 2015-05-01 to 2015-06-30` in words.
-pub fn describe(s: &Season) -> String {
-    let day = |t: i64| format_utc(t)[..10].to_owned();
-    let range = match (s.from, s.to) {
-        (None, None) => "all time".to_owned(),
-        (Some(f), None) => format!("from {}", day(f)),
-        (None, Some(t)) => format!("until {}", day(t - 1)),
-        (Some(f), Some(t)) => format!("{} to {}", day(f), day(t - 1)),
-    };
-    format!("games {}, {}", s.games, range)
-}
+pub use viz::guide::season_words as describe;

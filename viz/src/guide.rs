@@ -7,7 +7,9 @@
 //! never read off the rounded figure. Machine formats (JSON, CSV) carry the
 //! full value.
 
-use schema::{Mode, PairScore, ScanParams};
+use chrono::DateTime;
+use schema::{Mode, PairScore, ScanParams, ScanResult, Season, SECONDS_PER_DAY};
+use serde::Serialize;
 
 /// What reference mode's flags were worth when measured against ground truth
 /// (EVALUATION.md). One constant per mode: update it with the evaluation.
@@ -185,4 +187,60 @@ mod tests {
         assert!(text.contains("home or an office"));
         assert!(text.contains("84 %"), "{text}");
     }
+}
+
+/// `YYYY-MM-DD` of a UTC epoch second.
+fn utc_day(t: i64) -> String {
+    DateTime::from_timestamp(t, 0)
+        .map_or_else(|| t.to_string(), |d| d.format("%Y-%m-%d").to_string())
+}
+
+/// A season in words: `games ^4pLeague_S7_, 2015-05-01 to 2015-06-30`.
+pub fn season_words(s: &Season) -> String {
+    let range = match (s.from, s.to) {
+        (None, None) => "all time".to_owned(),
+        (Some(f), None) => format!("from {}", utc_day(f)),
+        (None, Some(t)) => format!("until {}", utc_day(t - 1)),
+        (Some(f), Some(t)) => format!("{} to {}", utc_day(f), utc_day(t - 1)),
+    };
+    format!("games {}, {}", s.games, range)
+}
+
+/// A crowded address as every report shows it: by pseudonym.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CrowdedLine {
+    /// `crowded-IP-1`, ... most accounts first.
+    pub address: String,
+    /// `YYYY-MM-DD`.
+    pub day: String,
+    pub accounts: usize,
+}
+
+/// The pseudonym of the `k`-th crowded address (1-based, most accounts
+/// first): `crowded-IP-k`. The raw address stays in the store.
+pub fn crowded_pseudonym(k: usize) -> String {
+    format!("crowded-IP-{k}")
+}
+
+/// The scan's crowded addresses, by pseudonym, in the scan's order (most
+/// accounts first).
+pub fn crowded_lines(result: &ScanResult) -> Vec<CrowdedLine> {
+    result
+        .crowded
+        .iter()
+        .enumerate()
+        .map(|(k, c)| CrowdedLine {
+            address: crowded_pseudonym(k + 1),
+            day: utc_day(c.day * SECONDS_PER_DAY),
+            accounts: c.accounts,
+        })
+        .collect()
+}
+
+/// The heading of the crowded-address list, text and HTML alike.
+pub fn crowded_heading(params: &ScanParams) -> String {
+    format!(
+        "Crowded addresses: more than {} accounts on one day, left out of that day's candidate pairs",
+        params.crowd_limit
+    )
 }

@@ -114,6 +114,7 @@ pub fn report_html(page: &ReportPage) -> String {
     distribution(&mut h, page);
     cliques(&mut h, page, &rows);
     evidence(&mut h, page, &rows);
+    crowded(&mut h, r);
     let _ = write!(
         h,
         "<footer>\n<p>{}</p>\n</footer>\n</body>\n</html>\n",
@@ -156,7 +157,40 @@ fn contents(h: &mut String, page: &ReportPage, flagged: usize) {
     if flagged > 0 {
         h.push_str("<li><a href=\"#evidence\">Evidence of each flagged pair</a></li>\n");
     }
+    if !page.result.crowded.is_empty() {
+        let _ = writeln!(
+            h,
+            "<li><a href=\"#crowded\">Crowded addresses ({})</a></li>",
+            page.result.crowded.len()
+        );
+    }
     h.push_str("</ol>\n</nav>\n");
+}
+
+/// The addresses left out of candidate pairs for crowding, by pseudonym,
+/// as the text report lists them.
+fn crowded(h: &mut String, r: &ScanResult) {
+    let lines = guide::crowded_lines(r);
+    if lines.is_empty() {
+        return;
+    }
+    let _ = write!(
+        h,
+        "<section id=\"crowded\">\n<h2>Crowded addresses</h2>\n<p class=\"note\">{}.</p>\n\
+         <table class=\"crowded\">\n<thead><tr><th>Address</th><th>Day (UTC)</th>\
+         <th>Accounts</th></tr></thead>\n<tbody>\n",
+        esc(&guide::crowded_heading(&r.params))
+    );
+    for c in &lines {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td></tr>",
+            esc(&c.address),
+            esc(&c.day),
+            c.accounts
+        );
+    }
+    h.push_str("</tbody>\n</table>\n</section>\n");
 }
 
 fn how_to_read(h: &mut String, r: &ScanResult) {

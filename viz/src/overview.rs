@@ -35,8 +35,51 @@ pub fn overview(segments: &Segments, users: &[&str], opts: &TimelineOptions) -> 
     let mut names: Vec<&str> = users.to_vec();
     names.sort_unstable();
     names.dedup();
-    let mut days: Vec<BTreeMap<i64, Day>> = Vec::with_capacity(names.len());
-    for name in &names {
+    let days = days_of(segments, &names, opts);
+    let grid = Grid::new(&names, &days);
+    let width = px((grid.left + grid.ndays() * grid.cell + 16.0).max(360.0));
+    let height = px(TOP + ROW * names.len() as f64 + 12.0);
+    let most = days
+        .iter()
+        .flat_map(|d| d.values().map(|x| x.moves))
+        .max()
+        .unwrap_or(1)
+        .max(1);
+
+    let mut doc = frame(width, height, &opts.title);
+    doc = dates(doc, &grid);
+    doc = stars(doc, &grid, opts);
+    for (u, (name, by_day)) in names.iter().zip(&days).enumerate() {
+        let y = TOP + ROW * u as f64;
+        doc = doc.add(
+            Text::new(xml_safe(name).into_owned())
+                .set("x", px(grid.left - 6.0))
+                .set("y", px(y + 12.0))
+                .set("text-anchor", "end")
+                .set("class", "account"),
+        );
+        for (&day, d) in by_day {
+            doc = doc.add(day_cell(
+                segments,
+                opts,
+                name,
+                u,
+                day,
+                d,
+                most,
+                grid.x_of(day),
+                y,
+                grid.cell,
+            ));
+        }
+    }
+    doc
+}
+
+/// Each account's days within `opts.from..opts.to`.
+fn days_of(segments: &Segments, names: &[&str], opts: &TimelineOptions) -> Vec<BTreeMap<i64, Day>> {
+    let mut days = Vec::with_capacity(names.len());
+    for name in names {
         let mut by_day: BTreeMap<i64, Day> = BTreeMap::new();
         for seg in segments.of(name) {
             let b = seg.bucket;
@@ -52,30 +95,55 @@ pub fn overview(segments: &Segments, users: &[&str], opts: &TimelineOptions) -> 
         }
         days.push(by_day);
     }
-    let first = days.iter().filter_map(|d| d.keys().next()).min().copied();
-    let last = days
-        .iter()
-        .filter_map(|d| d.keys().next_back())
-        .max()
-        .copied();
-    let (first, last) = match (first, last) {
-        (Some(f), Some(l)) => (f, l),
-        _ => (0, -1),
-    };
-    let ndays = (last - first + 1).max(0) as f64;
-    let cell = (900.0 / ndays.max(1.0)).clamp(6.0, 16.0);
-    let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(4);
-    let left = (CHAR * longest.min(40) as f64 + 16.0).max(80.0);
-    let width = px((left + ndays * cell + 16.0).max(360.0));
-    let height = px(TOP + ROW * names.len() as f64 + 12.0);
-    let most = days
-        .iter()
-        .flat_map(|d| d.values().map(|x| x.moves))
-        .max()
-        .unwrap_or(1)
-        .max(1);
+    days
+}
 
-    let mut doc = Document::new()
+/// Where the days go across the page.
+struct Grid {
+    /// The first and last day drawn (days since 1970-01-01); `last` <
+    /// `first` when nothing is drawn.
+    first: i64,
+    last: i64,
+    /// Width of a day.
+    cell: f64,
+    /// Left edge of the first day, after the account names.
+    left: f64,
+}
+
+impl Grid {
+    fn new(names: &[&str], days: &[BTreeMap<i64, Day>]) -> Grid {
+        let first = days.iter().filter_map(|d| d.keys().next()).min().copied();
+        let last = days
+            .iter()
+            .filter_map(|d| d.keys().next_back())
+            .max()
+            .copied();
+        let (first, last) = match (first, last) {
+            (Some(f), Some(l)) => (f, l),
+            _ => (0, -1),
+        };
+        let ndays = (last - first + 1).max(0) as f64;
+        let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(4);
+        Grid {
+            first,
+            last,
+            cell: (900.0 / ndays.max(1.0)).clamp(6.0, 16.0),
+            left: (CHAR * longest.min(40) as f64 + 16.0).max(80.0),
+        }
+    }
+
+    fn ndays(&self) -> f64 {
+        (self.last - self.first + 1).max(0) as f64
+    }
+
+    fn x_of(&self, day: i64) -> f64 {
+        self.left + (day - self.first) as f64 * self.cell
+    }
+}
+
+/// The canvas with its white ground and the title.
+fn frame(width: f64, height: f64, title: &str) -> Document {
+    Document::new()
         .set("width", width)
         .set("height", height)
         .set("viewBox", (0, 0, width, height))
@@ -89,28 +157,35 @@ pub fn overview(segments: &Segments, users: &[&str], opts: &TimelineOptions) -> 
                 .set("fill", "#ffffff"),
         )
         .add(
-            Text::new(format!("{}: days played", xml_safe(&opts.title)))
+            Text::new(format!("{}: days played", xml_safe(title)))
                 .set("x", 8)
                 .set("y", 16)
                 .set("font-weight", "bold")
                 .set("class", "title"),
-        );
-    // A date every week, and stars over the days of the strongest evidence.
-    let x_of = |day: i64| left + (day - first) as f64 * cell;
-    for day in (first..=last).step_by(7) {
+        )
+}
+
+/// A date every week.
+fn dates(mut doc: Document, grid: &Grid) -> Document {
+    for day in (grid.first..=grid.last).step_by(7) {
         doc = doc.add(
             Text::new(utc_date(day * SECONDS_PER_DAY))
-                .set("x", px(x_of(day)))
+                .set("x", px(grid.x_of(day)))
                 .set("y", 30)
                 .set("fill", "#555555")
                 .set("class", "date"),
         );
     }
+    doc
+}
+
+/// Stars over the days of the strongest evidence, with their notes.
+fn stars(mut doc: Document, grid: &Grid, opts: &TimelineOptions) -> Document {
     let starred: BTreeSet<i64> = opts
         .highlights
         .iter()
         .map(|h| h.bucket.div_euclid(SECONDS_PER_DAY))
-        .filter(|d| (first..=last).contains(d))
+        .filter(|d| (grid.first..=grid.last).contains(d))
         .collect();
     for &day in &starred {
         let notes: Vec<String> = opts
@@ -121,7 +196,7 @@ pub fn overview(segments: &Segments, users: &[&str], opts: &TimelineOptions) -> 
             .collect();
         doc = doc.add(
             Text::new("\u{2605}")
-                .set("x", px(x_of(day) + cell / 2.0))
+                .set("x", px(grid.x_of(day) + grid.cell / 2.0))
                 .set("y", TOP - 2.0)
                 .set("text-anchor", "middle")
                 .set("fill", "#d55e00")
@@ -132,30 +207,6 @@ pub fn overview(segments: &Segments, users: &[&str], opts: &TimelineOptions) -> 
                     notes.join("; ")
                 ))),
         );
-    }
-    for (u, (name, by_day)) in names.iter().zip(&days).enumerate() {
-        let y = TOP + ROW * u as f64;
-        doc = doc.add(
-            Text::new(xml_safe(name).into_owned())
-                .set("x", px(left - 6.0))
-                .set("y", px(y + 12.0))
-                .set("text-anchor", "end")
-                .set("class", "account"),
-        );
-        for (&day, d) in by_day {
-            doc = doc.add(day_cell(
-                segments,
-                opts,
-                name,
-                u,
-                day,
-                d,
-                most,
-                x_of(day),
-                y,
-                cell,
-            ));
-        }
     }
     doc
 }

@@ -250,3 +250,35 @@ fn a_scan_without_flags_says_so() {
     assert!(html.contains("No clique."));
     assert!(!html.contains("<svg") && !html.contains("id=\"evidence\""));
 }
+
+#[test]
+fn crowded_addresses_are_listed_by_pseudonym_never_raw() {
+    let mut result = scan_result(["ann", "ben", "cat", "dan", "eve"]);
+    result.crowded = vec![
+        schema::CrowdedAddress {
+            day: 16_500,
+            ip: "198.51.100.9".to_owned(),
+            accounts: 812,
+        },
+        schema::CrowdedAddress {
+            day: 16_501,
+            ip: "2001:db8::1".to_owned(),
+            accounts: 640,
+        },
+    ];
+    let html = report_html(&page(&result));
+    let doc = parse(&html);
+    assert_eq!(
+        rows(&doc, "crowded"),
+        vec![
+            vec!["crowded-IP-1", "2015-03-06", "812"],
+            vec!["crowded-IP-2", "2015-03-07", "640"],
+        ]
+    );
+    assert!(html.contains("href=\"#crowded\""));
+    assert!(!html.contains("198.51.100.9") && !html.contains("2001:db8::1"));
+
+    result.crowded.clear();
+    let html = report_html(&page(&result));
+    assert!(!html.contains("id=\"crowded\"") && !html.contains("href=\"#crowded\""));
+}

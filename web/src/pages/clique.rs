@@ -10,17 +10,18 @@ use crate::{AppState, WebError};
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::response::Html;
-use schema::store::StoredScan;
-use schema::Segments;
+use schema::{IpPseudonyms, Season, Segments};
 use serde::Deserialize;
 
 /// The SVG timeline of some accounts within a scan's season, as markup to
-/// put inline (the `svg` crate escapes every name in it).
+/// put inline (the `svg` crate escapes every name in it). IPs carry the
+/// season's stored pseudonyms, the same names as in `explain` and reports.
 pub fn timeline_svg(
     segments: &Segments,
-    scan: &StoredScan,
+    season: &Season,
     members: &[&str],
     show_ips: bool,
+    pseudonyms: &IpPseudonyms,
 ) -> String {
     let known: Vec<&str> = members
         .iter()
@@ -29,10 +30,10 @@ pub fn timeline_svg(
         .collect();
     let opts = viz::TimelineOptions {
         show_ips,
-        from: scan.season.from,
-        to: scan.season.to,
-        title: format!("Season {}: {}", scan.season.number, members.join(", ")),
-        pseudonyms: None,
+        from: season.from,
+        to: season.to,
+        title: format!("Season {}: {}", season.number, members.join(", ")),
+        pseudonyms: Some(pseudonyms.clone()),
         highlights: Vec::new(),
     };
     viz::timeline(segments, &known, &opts).to_string()
@@ -119,7 +120,11 @@ pub async fn clique(
         })
         .collect();
     let segments = state.segments(result.params.bucket_seconds).await?;
-    let timeline_svg = timeline_svg(&segments, &scan, &members, revealed);
+    let pseudonyms = state
+        .store()
+        .season_pseudonyms(&scan.season, &segments)
+        .await?;
+    let timeline_svg = timeline_svg(&segments, &scan.season, &members, revealed, &pseudonyms);
     let mut history: Vec<_> = state
         .store()
         .verdicts()
@@ -186,4 +191,35 @@ async fn next_season(
             })
             .collect(),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schema::Segment;
+    use std::collections::HashMap;
+
+    /// The timeline names an address by the season's stored pseudonym, not
+    /// by its order in the picture, so it agrees with `explain`.
+    #[test]
+    fn the_timeline_uses_the_seasons_pseudonyms() {
+        let mut segments = Segments::new(1800);
+        let a = segments.users.intern("alice");
+        let ip = segments.ips.intern("192.0.2.7");
+        segments.by_user.resize(a as usize + 1, Vec::new());
+        segments.by_user[a as usize].push(Segment {
+            bucket: 0,
+            moves: vec![(ip, 1)],
+            stalled: false,
+            stall_ip: None,
+        });
+        let season = Season::new(1, None, None, None).unwrap();
+        let pseudonyms = IpPseudonyms::new(HashMap::from([(ip, 7)]));
+        let svg = timeline_svg(&segments, &season, &["alice"], false, &pseudonyms);
+        assert!(svg.contains("IP-7"), "{svg}");
+        assert!(
+            !svg.contains("IP-1<") && !svg.contains("192.0.2.7"),
+            "{svg}"
+        );
+    }
 }
