@@ -323,13 +323,51 @@ struct JsonMove<'a> {
     ip: Option<Cow<'a, str>>,
 }
 
-#[derive(Deserialize)]
-#[serde(untagged)]
+/// A time field: epoch seconds (integer or with a fraction) or text. Read
+/// by a visitor that takes whatever JSON type is there, so that a good line
+/// builds no error on the way.
 enum JsonTime<'a> {
     Epoch(i64),
     /// Epoch seconds with a fraction, floored to the second.
     Fractional(f64),
-    Text(#[serde(borrow)] Cow<'a, str>),
+    Text(Cow<'a, str>),
+}
+
+/// What an error about a time field says it expected (and how
+/// [`json_line`] recognises it).
+const TIME_EXPECTED: &str = "a time: text or epoch seconds";
+
+impl<'de: 'a, 'a> Deserialize<'de> for JsonTime<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> serde::de::Visitor<'de> for Visit<'a> {
+            type Value = JsonTime<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(TIME_EXPECTED)
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(JsonTime::Epoch(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Self::Value, E> {
+                // Too large for epoch seconds: as the float it is, which
+                // the range rule then refuses.
+                Ok(i64::try_from(v).map_or(JsonTime::Fractional(v as f64), JsonTime::Epoch))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(JsonTime::Fractional(v))
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(JsonTime::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(JsonTime::Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(JsonTime::Text(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_any(Visit(std::marker::PhantomData))
+    }
 }
 
 /// A move borrowed from the reader's line buffer: no allocation unless a
@@ -369,7 +407,7 @@ fn json_line<'t>(text: &'t str, limits: &Limits) -> Result<LineRef<'t>, String> 
         return Err("bad JSON: a line must be one JSON object, {...}".to_owned());
     }
     let rec: JsonMove = serde_json::from_str(text).map_err(|e| {
-        if e.to_string().contains("JsonTime") {
+        if e.to_string().contains(TIME_EXPECTED) {
             format!(
                 "bad time at column {}: it must be text or epoch seconds",
                 e.column()

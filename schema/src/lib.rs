@@ -11,6 +11,7 @@
 //! What it is not: it does not parse move logs (that is `detect-ingest`), and
 //! it does not score (that is `detect-scoring`). The types here are plain data.
 
+pub mod ip_counts;
 pub mod model;
 pub mod pseudonym;
 pub mod rules;
@@ -19,6 +20,7 @@ pub mod season;
 pub mod store;
 pub mod verdict;
 
+pub use ip_counts::IpCounts;
 pub use model::*;
 pub use pseudonym::IpPseudonyms;
 pub use season::{Season, SeasonError};

@@ -102,8 +102,8 @@ pub struct Segment {
     /// Start of the bucket, UTC epoch seconds.
     pub bucket: Epoch,
     /// IPs moved from in this bucket with their move counts, in the order of
-    /// each IP's first move.
-    pub moves: Vec<(IpId, u32)>,
+    /// each IP's first move (inline when there is at most one).
+    pub moves: crate::IpCounts,
     /// The user was stalled in this bucket.
     pub stalled: bool,
     /// For a stall: the IP of the user's next move after this bucket (the

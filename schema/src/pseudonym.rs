@@ -50,12 +50,11 @@ impl IpPseudonyms {
 /// first sight: the first bucket with a move from the IP (or a stall
 /// charged to it), ties broken by the address.
 pub fn first_seen(segments: &Segments, from: Option<Epoch>, to: Option<Epoch>) -> Vec<IpId> {
-    let mut first: HashMap<IpId, Epoch> = HashMap::new();
+    // Dense ids: the first sight of each IP by id, `None` if unseen.
+    let mut first: Vec<Option<Epoch>> = vec![None; segments.ips.len()];
     let mut see = |ip: IpId, t: Epoch| {
-        first
-            .entry(ip)
-            .and_modify(|f| *f = (*f).min(t))
-            .or_insert(t);
+        let f = &mut first[ip as usize];
+        *f = Some(f.map_or(t, |f| f.min(t)));
     };
     for segs in &segments.by_user {
         let lo = from.map_or(0, |f| segs.partition_point(|s| s.bucket < f));
@@ -73,7 +72,8 @@ pub fn first_seen(segments: &Segments, from: Option<Epoch>, to: Option<Epoch>) -
     }
     let mut order: Vec<(Epoch, &str, IpId)> = first
         .into_iter()
-        .map(|(ip, t)| (t, segments.ips.name(ip), ip))
+        .enumerate()
+        .filter_map(|(ip, t)| Some((t?, segments.ips.name(ip as IpId), ip as IpId)))
         .collect();
     order.sort_unstable();
     order.into_iter().map(|(_, _, ip)| ip).collect()

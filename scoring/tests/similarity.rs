@@ -195,7 +195,7 @@ fn segments(t: &[(u8, u8)]) -> Vec<Segment> {
         .filter(|(_, (s, _))| *s != 0)
         .map(|(k, &(s, ip))| Segment {
             bucket: k as i64 * B,
-            moves: if s >= 2 { vec![(ip as u32, 1)] } else { vec![] },
+            moves: if s >= 2 { vec![(ip as u32, 1)] } else { vec![] }.into(),
             stalled: s == 1 || s == 3,
             stall_ip: None,
         })
@@ -227,7 +227,7 @@ fn with_move(mut segs: Vec<Segment>, k: usize) -> Vec<Segment> {
         None => {
             segs.push(Segment {
                 bucket: t,
-                moves: vec![(9, 1)],
+                moves: vec![(9, 1)].into(),
                 stalled: false,
                 stall_ip: None,
             });

@@ -325,7 +325,7 @@ mod tests {
     fn stall_runs_merge_consecutive_buckets_with_one_ip() {
         let s = |b, ip| Segment {
             bucket: b,
-            moves: vec![],
+            moves: Default::default(),
             stalled: true,
             stall_ip: ip,
         };

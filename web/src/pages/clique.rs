@@ -209,7 +209,7 @@ mod tests {
         segments.by_user.resize(a as usize + 1, Vec::new());
         segments.by_user[a as usize].push(Segment {
             bucket: 0,
-            moves: vec![(ip, 1)],
+            moves: vec![(ip, 1)].into(),
             stalled: false,
             stall_ip: None,
         });
