@@ -9,6 +9,7 @@
 pub mod cli;
 pub mod commands;
 pub mod daemon;
+pub mod file_digest;
 pub mod logging;
 pub mod pipeline;
 pub mod privacy;

@@ -30,10 +30,23 @@ pub struct IngestSummary {
     pub bad: u64,
     /// The first few bad lines.
     pub bad_examples: Vec<ReadError>,
+    /// The same file was ingested into the site before: not read again
+    /// (`moves` are the moves it held then).
+    pub already_stored: bool,
+    /// The store was purged: a file skipped as already stored does not
+    /// bring purged moves back.
+    pub purged_store: bool,
 }
 
 impl std::fmt::Display for IngestSummary {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.already_stored {
+            write!(f, "already stored: {} ({} moves)", self.file, self.moves)?;
+            if self.purged_store {
+                write!(f, "; not read again, so purged moves are not brought back")?;
+            }
+            return Ok(());
+        }
         write!(
             f,
             "{}: {} moves read, {} stored, {} skipped (no username or ip), {} duplicates ignored",
@@ -93,7 +106,9 @@ pub async fn ingest_file(store: &Store, path: &str, skip_bad: bool) -> Result<In
 /// Reads one log into an open ingest: the one way a file comes in, from
 /// the command line and from the daemon's watched directories. A bad line
 /// ends it with the error unless `skip_bad`; the caller then rolls the batch
-/// back. Sets, marks and commits are the caller's.
+/// back. Sets, marks and commits are the caller's. A file (not standard
+/// input) whose digest the site already has is skipped unread; a file read
+/// whole records its digest in the batch.
 pub async fn read_log_into(
     batch: &mut IngestBatch<'_>,
     path: &str,
@@ -102,6 +117,18 @@ pub async fn read_log_into(
     bar: Option<&indicatif::ProgressBar>,
 ) -> Result<IngestSummary> {
     let reader = open_log_with(path, limits)?;
+    let digest = crate::file_digest::FileDigest::of(path)?;
+    if let Some(d) = &digest {
+        if let Some(file) = batch.stored_file(&d.hex).await? {
+            return Ok(IngestSummary {
+                file: reader.file().to_owned(),
+                moves: file.moves,
+                already_stored: true,
+                purged_store: batch.purged(),
+                ..Default::default()
+            });
+        }
+    }
     let mut summary = IngestSummary {
         file: reader.file().to_owned(),
         ..Default::default()
@@ -134,6 +161,12 @@ pub async fn read_log_into(
     summary.stored = batch.stored_so_far().await? - stored_before;
     summary.expired = batch.expired() - expired_before;
     summary.duplicates = summary.moves - summary.stored - summary.expired;
+    if let Some(d) = digest {
+        let now = chrono::Utc::now().timestamp();
+        batch
+            .record_file(&d.hex, d.bytes, summary.moves, now)
+            .await?;
+    }
     Ok(summary)
 }
 

@@ -91,8 +91,21 @@ fn purge_in_the_middle_of_a_season(backend: Backend) {
     // The stored scan still reports, unchanged.
     assert_eq!(csv(&db), before);
 
-    // What was purged stays purged: ingesting the log again stores nothing.
+    // What was purged stays purged: ingesting the log again stores nothing
+    // (the same file is skipped unread, and says why).
     let again = db.ok(&["ingest", SAMPLE]);
+    assert!(
+        again.contains(&format!("already stored: {SAMPLE} ({total_moves} moves)"))
+            && again.contains("purged moves are not brought back"),
+        "{again}"
+    );
+    assert_eq!(stored_moves(&db.url).0, kept_moves);
+    // A copy with one more line is read: its old moves stay purged.
+    let grown = db.dir.path().join("grown.jsonl");
+    let mut text = std::fs::read_to_string(SAMPLE).unwrap();
+    text.push('\n');
+    std::fs::write(&grown, text).unwrap();
+    let again = db.ok(&["ingest", grown.to_str().unwrap()]);
     assert!(
         again.contains(" 0 stored, ")
             && again.contains(&format!(

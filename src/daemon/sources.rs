@@ -188,6 +188,10 @@ async fn pull_directory(
             }
         }
         match ingest_file(store, &path, &source, &mark, control).await {
+            Ok(f) if f.already_stored => {
+                failed.remove(&path);
+                tracing::info!("{f}");
+            }
             Ok(f) => {
                 failed.remove(&path);
                 pulled.new_moves += f.stored;

@@ -26,6 +26,7 @@
 mod alerts;
 mod audit;
 mod crowds;
+mod digests;
 mod ingest;
 mod links;
 mod marks;
@@ -41,6 +42,7 @@ mod sql;
 mod users;
 mod verdicts;
 
+pub use digests::StoredFile;
 pub use ingest::INSERT_CHUNK;
 pub use links::AccountPair;
 pub use moves::IngestBatch;

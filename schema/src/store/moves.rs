@@ -111,15 +111,15 @@ impl Store {
 /// and counted as duplicates.
 pub struct IngestBatch<'s> {
     backend: Backend,
-    tx: Transaction<'s, Any>,
+    pub(super) tx: Transaction<'s, Any>,
     pub(super) stored: u64,
     limits: Limits,
     ip_key: Option<std::sync::Arc<super::IpKey>>,
     /// Moves before this were purged: they are not stored again.
-    purged_before: Option<Epoch>,
+    pub(super) purged_before: Option<Epoch>,
     expired: u64,
     /// The site every move of the batch belongs to.
-    site: std::sync::Arc<str>,
+    pub(super) site: std::sync::Arc<str>,
     /// Numbers identical moves pushed into the batch.
     pub(super) occurrences: super::ingest::Occurrences,
     /// Moves pushed and not yet stored.
