@@ -152,8 +152,27 @@ fn body(
 /// each re-opened known relationship, and each clique of three or more
 /// accounts to review without a verdict naming them all (a clique of two is
 /// its pair's alert).
-pub fn alerts_for(season: u32, triage: &Triage, public_url: Option<&Url>) -> Vec<Alert> {
+pub fn alerts_for(
+    site: &str,
+    season: u32,
+    triage: &Triage,
+    public_url: Option<&Url>,
+) -> Vec<Alert> {
     let mut out = Vec::new();
+    // The default site's alerts read and are keyed as before sites existed;
+    // another site's name its site, and their keys hold it, so one site's
+    // alert never stands in for another's with the same account names.
+    let other_site = (site != schema::store::DEFAULT_SITE).then_some(site);
+    let scope = match other_site {
+        Some(site) => format!("site {}, season {season}", slack(site)),
+        None => format!("season {season}"),
+    };
+    let key = |mut parts: Vec<Value>| {
+        if let Some(site) = other_site {
+            parts.insert(1, json!(site));
+        }
+        Value::Array(parts).to_string()
+    };
     for f in &triage.flags {
         let reopened = f.reopened;
         if f.verdict.is_some() && !reopened {
@@ -167,21 +186,28 @@ pub fn alerts_for(season: u32, triage: &Triage, public_url: Option<&Url>) -> Vec
         let link = public_url.map(|u| pair_link(u, a, b));
         let (key, text) = match f.verdict.filter(|_| reopened) {
             Some(v) => (
-                json!(["reopened", season, a, b, v.id]).to_string(),
+                key(vec![
+                    json!("reopened"),
+                    json!(season),
+                    json!(a),
+                    json!(b),
+                    json!(v.id),
+                ]),
                 format!(
-                    "detect: season {season}: re-opened pair {} and {} (was {}{}), similarity {} / {}",
+                    "detect: {scope}: re-opened pair {} and {} (was {}{}), similarity {} / {}",
                     slack(a),
                     slack(b),
                     v.kind.label(),
-                    v.similarity.map_or(String::new(), |l| format!(" at {l:.4}")),
+                    v.similarity
+                        .map_or(String::new(), |l| format!(" at {l:.4}")),
                     sim(ab),
                     sim(ba)
                 ),
             ),
             None => (
-                json!(["pair", season, a, b]).to_string(),
+                key(vec![json!("pair"), json!(season), json!(a), json!(b)]),
                 format!(
-                    "detect: season {season}: newly flagged pair {} and {}, similarity {} / {}",
+                    "detect: {scope}: newly flagged pair {} and {}, similarity {} / {}",
                     slack(a),
                     slack(b),
                     sim(ab),
@@ -197,7 +223,7 @@ pub fn alerts_for(season: u32, triage: &Triage, public_url: Option<&Url>) -> Vec
         ];
         let facts = json!({
             "kind": if reopened { "reopened-pair" } else { "pair" },
-            "season": season, "accounts": [a, b],
+            "site": site, "season": season, "accounts": [a, b],
             "similarity_ab": ab, "similarity_ba": ba, "url": link,
         });
         let title = format!("Season {season}: {}, {}", slack(a), slack(b));
@@ -214,15 +240,15 @@ pub fn alerts_for(season: u32, triage: &Triage, public_url: Option<&Url>) -> Vec
         let link = public_url.map(|u| clique_link(u, season, c.number));
         let names = slack(&m.join(", "));
         let text = format!(
-            "detect: season {season}: clique of {} accounts to review: {names}",
+            "detect: {scope}: clique of {} accounts to review: {names}",
             m.len()
         );
         let fields = [("season", season.to_string()), ("accounts", names.clone())];
         let facts = json!({
-            "kind": "clique", "season": season, "clique": c.number, "accounts": m, "url": link,
+            "kind": "clique", "site": site, "season": season, "clique": c.number, "accounts": m, "url": link,
         });
         out.push(Alert {
-            key: json!(["clique", season, m]).to_string(),
+            key: key(vec![json!("clique"), json!(season), json!(m)]),
             body: body(
                 &text,
                 &format!("Season {season}: clique {}", c.number),
@@ -379,7 +405,7 @@ mod tests {
         vs[1].similarity = Some(0.95); // 0.97 <= 1.0: still known
         let t = scoring::triage(&r, &vs, false, 0.05);
         let base = Url::parse("https://m.example/").unwrap();
-        let alerts = alerts_for(7, &t, Some(&base));
+        let alerts = alerts_for("default", 7, &t, Some(&base));
         let keys: Vec<&str> = alerts.iter().map(|a| a.key.as_str()).collect();
         assert_eq!(
             keys,
@@ -402,14 +428,38 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("re-opened"));
-        assert!(alerts_for(7, &t, None)[1].body["detect"]["url"].is_null());
+        assert!(alerts_for("default", 7, &t, None)[1].body["detect"]["url"].is_null());
+
+        // Another site's alerts name it and are keyed apart: the same
+        // account names on two sites are two alerts.
+        let beta = alerts_for("beta", 7, &t, None);
+        let keys: Vec<&str> = beta.iter().map(|a| a.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                r#"["reopened","beta",7,"p","q",3]"#,
+                r#"["pair","beta",7,"a","b"]"#,
+                r#"["pair","beta",7,"b","c"]"#,
+                r#"["clique","beta",7,["a","b","c"]]"#,
+            ]
+        );
+        let text = beta[1].body["text"].as_str().unwrap();
+        assert!(
+            text.starts_with("detect: site beta, season 7: newly flagged pair"),
+            "{text}"
+        );
+        assert_eq!(beta[1].body["detect"]["site"], "beta");
+        assert!(alerts[1].body["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("detect: season 7: newly flagged pair"));
     }
 
     #[test]
     fn hostile_names_cannot_ping_or_mark_up() {
         let r = result(vec![pair("<!channel>", "@everyone&", 0.95)]);
         let t = scoring::triage(&r, &[], false, 0.05);
-        let a = &alerts_for(1, &t, None)[0];
+        let a = &alerts_for("default", 1, &t, None)[0];
         let text = a.body["text"].as_str().unwrap();
         assert!(text.contains("&lt;!channel&gt;") && text.contains("@everyone&amp;"));
         assert!(!text.contains('<'));

@@ -293,7 +293,12 @@ async fn scan_season(
         tracing::info!("{label}: {line}");
     }
     memory.flags.insert(flags_key, now);
-    let alerts = alerts::alerts_for(number, &reviewed.triage, ctx.config.public_url.as_ref());
+    let alerts = alerts::alerts_for(
+        store.site(),
+        number,
+        &reviewed.triage,
+        ctx.config.public_url.as_ref(),
+    );
     let failed = alerts::deliver(store, &ctx.config.alerts, &alerts).await;
     if !failed.is_empty() {
         anyhow::bail!("{}", failed.join("; "));
