@@ -41,6 +41,11 @@ fn same_file_is_skipped(backend: Backend) {
         Some(format!("already stored: {log} (4 moves)").as_str())
     );
     assert!(!again.contains("purged"), "{again}");
+    // Nothing new: the segments are not loaded or cut again.
+    assert!(
+        again.contains("store: 4 moves, nothing new; its 30-minute segments are current"),
+        "{again}"
+    );
     assert_eq!(buckets(&db, "default"), before);
 
     // One line appended: the file is read, and only the new move stored.

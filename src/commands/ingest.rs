@@ -10,10 +10,12 @@ pub async fn run(db: &crate::pipeline::Db, args: IngestArgs) -> Result<()> {
         .with_limits(args.limits.limits()?);
     let mut failed = None;
     let mut committed: Vec<String> = Vec::new();
+    let mut nothing_new = true;
     for file in &args.files {
         match pipeline::ingest_file(&store, file, args.skip_bad).await {
             Ok(summary) => {
                 println!("{summary}");
+                nothing_new &= summary.stored == 0;
                 committed.push(format!("{} ({} new moves)", summary.file, summary.stored));
             }
             Err(e) => {
@@ -36,13 +38,24 @@ pub async fn run(db: &crate::pipeline::Db, args: IngestArgs) -> Result<()> {
             ))
         }
     };
-    let segments = pipeline::segments(
-        &store,
-        bucket_seconds(args.bucket_minutes),
-        Some(args.reference_order),
-    )
-    .await
-    .map_err(stored_note)?;
+    // Nothing new and the stored segments current: nothing to cut, and no
+    // reason to load every segment only to count them.
+    let bucket = bucket_seconds(args.bucket_minutes);
+    if failed.is_none()
+        && nothing_new
+        && segments_current(&store, bucket, args.reference_order).await?
+    {
+        println!(
+            "store: {} moves, nothing new; its {}-minute segments are current",
+            store.move_count().await?,
+            args.bucket_minutes
+        );
+        store.close().await;
+        return Ok(());
+    }
+    let segments = pipeline::segments(&store, bucket, Some(args.reference_order))
+        .await
+        .map_err(stored_note)?;
     let stalls: usize = segments
         .by_user
         .iter()
@@ -69,4 +82,18 @@ pub async fn run(db: &crate::pipeline::Db, args: IngestArgs) -> Result<()> {
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// Whether the stored segmentation for `bucket` was cut from the moves as
+/// they are now, in the order asked for.
+async fn segments_current(
+    store: &schema::store::Store,
+    bucket: i64,
+    reference_order: bool,
+) -> Result<bool> {
+    let generation = store.moves_generation().await?;
+    Ok(store
+        .segmentation_state(bucket)
+        .await?
+        .is_some_and(|(g, order)| g == generation && order == reference_order))
 }
