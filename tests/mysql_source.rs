@@ -10,7 +10,6 @@ use common::*;
 use serde_json::Value;
 use sqlx::Connection;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sample-season.jsonl");
 
@@ -81,23 +80,6 @@ fn moves_in(lines: &[String]) -> i64 {
         .count() as i64
 }
 
-fn once(db: &TestDb, config: &Path) -> String {
-    let out = output_within(
-        Command::new(BIN)
-            .current_dir(db.dir.path())
-            .args(["-v", "--db", &db.url, "daemon", "--once", "--config"])
-            .arg(config)
-            .env_remove("DETECT_DATABASE_URL")
-            .env_remove("DETECT_IP_KEY")
-            .env_remove("RUST_LOG")
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null()),
-    );
-    let log = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "detect daemon --once failed:\n{log}");
-    log
-}
-
 fn stored_moves(url: &str) -> i64 {
     block_on(async {
         let store = schema::store::Store::open(url).await.unwrap();
@@ -164,17 +146,17 @@ fn mysql_source(store_backend: Backend, text_times: bool) {
     let (first, second) = lines.split_at(2500);
 
     my_exec(&inserts(&table, first));
-    let log = once(&store, &config);
+    let log = daemon_once(&store, &config);
     assert!(log.contains("source db:site: "), "{log}");
     assert_eq!(stored_moves(&store.url), moves_in(first));
     assert_report_matches(&store, first);
 
     my_exec(&inserts(&table, second));
-    once(&store, &config);
+    daemon_once(&store, &config);
     assert_eq!(stored_moves(&store.url), moves_in(&lines));
     assert_report_matches(&store, &lines);
 
-    let log = once(&store, &config);
+    let log = daemon_once(&store, &config);
     assert!(log.contains("new_moves=0"), "{log}");
     assert_eq!(stored_moves(&store.url), moves_in(&lines));
     assert!(store.raw_ips_stored(Path::new(SAMPLE)).is_empty());

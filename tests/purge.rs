@@ -7,7 +7,6 @@ mod common;
 
 use common::*;
 use schema::store::Store;
-use std::process::{Command, Stdio};
 
 const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sample-season.jsonl");
 
@@ -161,24 +160,6 @@ fn purge_needs_a_cutoff_it_can_read() {
         out.contains("before 2015-05-11 00:00:00 UTC: 0 moves"),
         "{out}"
     );
-}
-
-/// `detect -v --db URL daemon --config CONFIG --once`; returns its log.
-fn daemon_once(db: &TestDb, config: &std::path::Path) -> String {
-    let out = output_within(
-        Command::new(BIN)
-            .current_dir(db.dir.path())
-            .args(["-v", "--db", &db.url, "daemon", "--once", "--config"])
-            .arg(config)
-            .env_remove("DETECT_DATABASE_URL")
-            .env_remove("DETECT_IP_KEY")
-            .env_remove("RUST_LOG")
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null()),
-    );
-    let log = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(out.status.success(), "{log}");
-    log
 }
 
 #[test]

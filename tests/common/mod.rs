@@ -415,3 +415,23 @@ pub fn finish_within(mut child: std::process::Child, limit: std::time::Duration)
         stderr: stderr.join().expect("stderr reader"),
     }
 }
+
+/// `detect -v --db URL daemon --once --config CONFIG` in the store's
+/// directory (no DETECT_IP_KEY, no RUST_LOG); fails unless it succeeds and
+/// returns its log.
+pub fn daemon_once(db: &TestDb, config: &Path) -> String {
+    let out = output_within(
+        Command::new(BIN)
+            .current_dir(db.dir.path())
+            .args(["-v", "--db", &db.url, "daemon", "--once", "--config"])
+            .arg(config)
+            .env_remove("DETECT_DATABASE_URL")
+            .env_remove("DETECT_IP_KEY")
+            .env_remove("RUST_LOG")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null()),
+    );
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "detect daemon --once failed:\n{log}");
+    log
+}
