@@ -1,0 +1,168 @@
+//! Reading a log into the store through the store's one ingest batch.
+
+use anyhow::{anyhow, Result};
+use ingest::{open_log_with, Limits, LogLine, ReadError};
+use schema::store::{IngestBatch, Store};
+
+/// How many bad lines a `--skip-bad` summary lists.
+pub const BAD_LINES_LISTED: usize = 5;
+
+/// What ingesting one file did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct IngestSummary {
+    pub file: String,
+    /// Records read (lines with a record).
+    pub records: u64,
+    /// Moves among them (records with a username and an IP).
+    pub moves: u64,
+    /// Moves stored for the first time.
+    pub stored: u64,
+    /// Records without username or IP.
+    pub skipped: u64,
+    /// Moves already in the store.
+    pub duplicates: u64,
+    /// Moves older than the store's purge cutoff, not stored.
+    pub expired: u64,
+    /// Lines that could not be read (only with `--skip-bad`).
+    pub bad: u64,
+    /// The first few bad lines.
+    pub bad_examples: Vec<ReadError>,
+    /// The same file was ingested into the site before: not read again
+    /// (`moves` are the moves it held then).
+    pub already_stored: bool,
+    /// The store was purged: a file skipped as already stored does not
+    /// bring purged moves back.
+    pub purged_store: bool,
+}
+
+impl std::fmt::Display for IngestSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.already_stored {
+            write!(f, "already stored: {} ({} moves)", self.file, self.moves)?;
+            if self.purged_store {
+                write!(f, "; not read again, so purged moves are not brought back")?;
+            }
+            return Ok(());
+        }
+        write!(
+            f,
+            "{}: {} moves read, {} stored, {} skipped (no username or ip), {} duplicates ignored",
+            self.file, self.moves, self.stored, self.skipped, self.duplicates
+        )?;
+        if self.expired > 0 {
+            write!(
+                f,
+                ", {} older than the store's purge cutoff not stored",
+                self.expired
+            )?;
+        }
+        if self.bad > 0 {
+            write!(f, ", {} bad lines skipped", self.bad)?;
+            for e in &self.bad_examples {
+                write!(f, "\n  {e}")?;
+            }
+            if self.bad as usize > self.bad_examples.len() {
+                write!(f, "\n  ...")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A progress spinner counting lines on standard error when it is a
+/// terminal (hidden otherwise, and with `-q`).
+pub fn spinner(message: String) -> indicatif::ProgressBar {
+    crate::ui::line_counter(message)
+}
+
+/// Ingests one log into the store in one transaction. A bad line rejects the
+/// whole file (nothing of it is stored) unless `skip_bad`.
+pub async fn ingest_file(store: &Store, path: &str, skip_bad: bool) -> Result<IngestSummary> {
+    let mut batch = store.begin_ingest().await?;
+    let bar = spinner(format!("reading {path}"));
+    let read = read_log_into(&mut batch, path, store.limits(), skip_bad, Some(&bar)).await;
+    bar.finish_and_clear();
+    let summary = match read {
+        Ok(s) => s,
+        Err(e) => {
+            batch.rollback().await?;
+            let hint = match e.downcast_ref::<ReadError>() {
+                Some(r) if r.line.is_some() => {
+                    " (nothing of this file was stored; --skip-bad stores the good lines)"
+                }
+                _ => "",
+            };
+            return Err(anyhow!("{}{hint}", crate::error_sentence(&e)));
+        }
+    };
+    batch.commit().await?;
+    tracing::info!(file = %summary.file, moves = summary.moves, stored = summary.stored, "file ingested");
+    Ok(summary)
+}
+
+/// Reads one log into an open ingest: the one way a file comes in, from
+/// the command line and from the daemon's watched directories. A bad line
+/// ends it with the error unless `skip_bad`; the caller then rolls the batch
+/// back. Sets, marks and commits are the caller's. A file (not standard
+/// input) whose digest the site already has is skipped unread; a file read
+/// whole records its digest in the batch.
+pub async fn read_log_into(
+    batch: &mut IngestBatch<'_>,
+    path: &str,
+    limits: &Limits,
+    skip_bad: bool,
+    bar: Option<&indicatif::ProgressBar>,
+) -> Result<IngestSummary> {
+    let reader = open_log_with(path, limits)?;
+    let digest = crate::file_digest::FileDigest::of(path)?;
+    if let Some(d) = &digest {
+        if let Some(file) = batch.stored_file(&d.hex).await? {
+            return Ok(IngestSummary {
+                file: reader.file().to_owned(),
+                moves: file.moves,
+                already_stored: true,
+                purged_store: batch.purged(),
+                ..Default::default()
+            });
+        }
+    }
+    let mut summary = IngestSummary {
+        file: reader.file().to_owned(),
+        ..Default::default()
+    };
+    let stored_before = batch.stored_so_far().await?;
+    let expired_before = batch.expired();
+    for (i, line) in reader.enumerate() {
+        if let Some(bar) = bar.filter(|_| i % 10_000 == 0) {
+            bar.set_position(i as u64);
+        }
+        match line {
+            Ok((_, LogLine::Move(m))) => {
+                summary.records += 1;
+                summary.moves += 1;
+                batch.push(m).await?;
+            }
+            Ok((_, LogLine::Skipped)) => {
+                summary.records += 1;
+                summary.skipped += 1;
+            }
+            Err(e) if skip_bad && e.is_bad_line() => {
+                summary.bad += 1;
+                if summary.bad_examples.len() < BAD_LINES_LISTED {
+                    summary.bad_examples.push(e);
+                }
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+    summary.stored = batch.stored_so_far().await? - stored_before;
+    summary.expired = batch.expired() - expired_before;
+    summary.duplicates = summary.moves - summary.stored - summary.expired;
+    if let Some(d) = digest {
+        let now = chrono::Utc::now().timestamp();
+        batch
+            .record_file(&d.hex, d.bytes, summary.moves, now)
+            .await?;
+    }
+    Ok(summary)
+}

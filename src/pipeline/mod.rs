@@ -1,0 +1,290 @@
+//! The pipeline: read logs into the store, cut segments, resolve seasons,
+//! scan. Commands and the daemon are thin layers over these steps.
+
+use anyhow::{bail, Result};
+use ingest::{open_log_with, Limits, Segmenter};
+use schema::season::seasons_in_game_names;
+use schema::store::{Store, StoredScan};
+mod files;
+mod into_store;
+
+pub use files::segments_from_files;
+pub use into_store::{ingest_file, read_log_into, spinner, IngestSummary, BAD_LINES_LISTED};
+
+use schema::{ScanParams, ScanResult, Season, Segments, DEFAULT_BUCKET_SECONDS};
+
+/// The segments of every stored move for a bucket size, cut again when moves
+/// arrived since they were stored or when another order is asked for.
+/// `reference_order: None` keeps the order of the last segmentation.
+pub async fn segments(
+    store: &Store,
+    bucket_seconds: i64,
+    reference_order: Option<bool>,
+) -> Result<Segments> {
+    let generation = store.moves_generation().await?;
+    let loading = crate::ui::spinner("loading the stored buckets");
+    let stored = store.load_segmentation(bucket_seconds).await?;
+    loading.finish_and_clear();
+    if let Some(stored) = stored {
+        if stored.generation == generation
+            && reference_order.is_none_or(|r| r == stored.reference_order)
+        {
+            return Ok(stored.segments);
+        }
+    }
+    let order = match reference_order {
+        Some(r) => r,
+        None => store.segmentation_order().await?.unwrap_or(false),
+    };
+    let started = std::time::Instant::now();
+    let bar = crate::ui::spinner("cutting the stored moves into buckets");
+    let mut segmenter = Segmenter::new(bucket_seconds);
+    let moves = store
+        .for_each_move(order, |m| segmenter.push_move(&m))
+        .await?;
+    let segments = segmenter.finish();
+    let cut = started.elapsed();
+    bar.set_message("saving the buckets");
+    store
+        .save_segmentation(&segments, order, generation)
+        .await?;
+    bar.finish_and_clear();
+    tracing::info!(
+        moves,
+        bucket_seconds,
+        reference_order = order,
+        cut_ms = cut.as_millis() as u64,
+        saved_ms = (started.elapsed() - cut).as_millis() as u64,
+        "segments cut from stored moves and saved"
+    );
+    Ok(segments)
+}
+
+/// Every stored move's second and address, for improved mode's hand-offs
+/// (the segments keep buckets only).
+pub async fn move_times(
+    store: &Store,
+    segments: &Segments,
+) -> Result<scoring::improved::MoveTimes> {
+    let mut times = scoring::improved::MoveTimes::new(segments);
+    store
+        .for_each_move(false, |m| {
+            times.push(segments, &m.username, m.timestamp, &m.ip)
+        })
+        .await?;
+    Ok(times.finish())
+}
+
+/// The moves' seconds and addresses from logs already cut into `segments`
+/// (read again: `detect report --input` in improved mode).
+pub fn move_times_from_files(
+    files: &[String],
+    segments: &Segments,
+    limits: &Limits,
+) -> Result<scoring::improved::MoveTimes> {
+    let mut times = scoring::improved::MoveTimes::new(segments);
+    for path in files {
+        let mut reader = open_log_with(path, limits)?;
+        while let Some(line) = reader.next_ref() {
+            if let (_, Some(m)) = line? {
+                times.push(segments, &m.username, m.timestamp, &m.ip);
+            }
+        }
+    }
+    Ok(times.finish())
+}
+
+/// Season `number`: as defined with `season add`, else inferred from game
+/// names (`4pLeague_S{number}_...`).
+pub async fn resolve_season(store: &Store, number: u32) -> Result<Season> {
+    if let Some(s) = store.season(number).await? {
+        return Ok(s);
+    }
+    let games = store.game_names().await?;
+    if seasons_in_game_names(games.iter().map(String::as_str)).contains(&number) {
+        return Ok(Season::inferred(number));
+    }
+    bail!(
+        "season {number} is not defined and no stored game is named 4pLeague_S{number}_...; \
+         define it with `detect season add {number} --games REGEX`"
+    )
+}
+
+/// Minutes to seconds, checked.
+pub fn bucket_seconds(minutes: u32) -> i64 {
+    minutes as i64 * 60
+}
+
+/// The scan parameters from the command line.
+pub fn scan_params(threshold: f64, bucket_minutes: u32) -> Result<ScanParams> {
+    if !(0.0..=1.0).contains(&threshold) {
+        bail!("the threshold must lie between 0 and 1, not {threshold}");
+    }
+    Ok(ScanParams {
+        threshold,
+        bucket_seconds: bucket_seconds(bucket_minutes),
+        ..ScanParams::default()
+    })
+}
+
+/// Scores a season from the store and stores the scan.
+pub async fn scan(store: &Store, season: &Season, params: &ScanParams) -> Result<StoredScan> {
+    let generation = store.moves_generation().await?;
+    let started = std::time::Instant::now();
+    let segments = segments(store, params.bucket_seconds, None).await?;
+    tracing::debug!(ms = started.elapsed().as_millis() as u64, "segments ready");
+    scan_segments(store, season, params, &segments, generation).await
+}
+
+/// Scores a season from segments already at hand (cut from the moves of
+/// `generation`) and stores the scan in one transaction.
+pub async fn scan_segments(
+    store: &Store,
+    season: &Season,
+    params: &ScanParams,
+    segments: &Segments,
+    generation: i64,
+) -> Result<StoredScan> {
+    let started = std::time::Instant::now();
+    let bar = crate::ui::spinner(format!("scoring season {}", season.number));
+    let times = match params.mode {
+        schema::Mode::Improved => Some(move_times(store, segments).await?),
+        schema::Mode::Reference => None,
+    };
+    // Scoring is CPU-bound (rayon): the runtime's other tasks, signals among
+    // them, keep running meanwhile.
+    let result = tokio::task::block_in_place(|| {
+        scoring::scan_with_times(segments, times.as_ref(), season, params)
+    })?;
+    let scored = started.elapsed();
+    bar.set_message(format!("storing the scan of season {}", season.number));
+    let created_at = chrono::Utc::now().timestamp();
+    let id = store
+        .save_scan(season, &result, generation, created_at)
+        .await?;
+    tracing::info!(
+        season = season.number,
+        scan = id,
+        pairs = result.pairs.len(),
+        flagged = result.flagged().count(),
+        score_ms = scored.as_millis() as u64,
+        save_ms = (started.elapsed() - scored).as_millis() as u64,
+        "scan stored"
+    );
+    bar.finish_and_clear();
+    Ok(StoredScan {
+        id,
+        season: season.clone(),
+        generation,
+        created_at,
+        result,
+    })
+}
+
+/// The latest scan of a season if it is current (same moves, same season
+/// definition, same bucket size and mode), else a new scan. The threshold
+/// is applied afresh, since every pair is stored.
+pub async fn current_scan(
+    store: &Store,
+    season: &Season,
+    params: &ScanParams,
+) -> Result<StoredScan> {
+    let generation = store.moves_generation().await?;
+    if let Some(mut latest) = store
+        .latest_scan_like(season.number, params.bucket_seconds, params.mode)
+        .await?
+    {
+        if scan_is_current(&latest, season, params, generation) {
+            latest.season = season.clone();
+            rethreshold(&mut latest.result, params.threshold);
+            return Ok(latest);
+        }
+    }
+    scan(store, season, params).await
+}
+
+/// Whether a stored scan still holds for the season: same moves, same season
+/// definition, same bucket size and mode (the threshold is applied afresh).
+pub fn scan_is_current(
+    scan: &StoredScan,
+    season: &Season,
+    params: &ScanParams,
+    generation: i64,
+) -> bool {
+    let p = &scan.result.params;
+    scan.generation == generation
+        && scan.season.from == season.from
+        && scan.season.to == season.to
+        && scan.season.games == season.games
+        && p.bucket_seconds == params.bucket_seconds
+        && p.mode == params.mode
+        && p.crowd_limit == params.crowd_limit
+}
+
+/// Applies another threshold to a scan's pairs: the flags and cliques follow.
+pub fn rethreshold(result: &mut ScanResult, threshold: f64) {
+    result.params.threshold = threshold;
+    result.cliques = scoring::cliques(&result.pairs, threshold);
+}
+
+/// The mode a scan scores in unless told otherwise.
+pub const DEFAULT_MODE: schema::Mode = schema::Mode::Reference;
+
+/// The threshold a mode flags at unless told otherwise.
+pub fn default_threshold(mode: schema::Mode) -> f64 {
+    match mode {
+        schema::Mode::Reference => 0.9,
+        schema::Mode::Improved => scoring::improved::DEFAULT_THRESHOLD,
+    }
+}
+
+/// The default bucket size, in minutes.
+pub const DEFAULT_BUCKET_MINUTES: u32 = (DEFAULT_BUCKET_SECONDS / 60) as u32;
+
+/// The store and site named on the command line (`--db`, `--site`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Db {
+    pub url: String,
+    pub site: String,
+}
+
+impl Db {
+    /// The default site of the store at `url`.
+    pub fn new(url: impl Into<String>) -> Db {
+        Db {
+            url: url.into(),
+            site: schema::store::DEFAULT_SITE.to_owned(),
+        }
+    }
+}
+
+/// Opens the store named on the command line, seen as its site, with the
+/// IP key of `DETECT_IP_KEY` when it is set.
+pub async fn open_store(db: &Db) -> Result<Store> {
+    let key = crate::privacy::ip_key_from_env()?;
+    Ok(Store::open(&db.url)
+        .await?
+        .with_ip_key(key)
+        .await?
+        .with_site(&db.site)?)
+}
+
+/// The IP pseudonyms of a season, kept by the store
+/// ([`Store::season_pseudonyms`]).
+pub async fn ip_pseudonyms(
+    store: &Store,
+    season: &Season,
+    segments: &Segments,
+) -> Result<schema::IpPseudonyms> {
+    Ok(store.season_pseudonyms(season, segments).await?)
+}
+
+/// The IP pseudonyms of data with no store behind it (`report --input`):
+/// the same order of first sight, numbered afresh.
+pub fn ip_pseudonyms_in_memory(season: &Season, segments: &Segments) -> schema::IpPseudonyms {
+    schema::IpPseudonyms::numbered_in_order(&schema::pseudonym::first_seen(
+        segments,
+        season.from,
+        season.to,
+    ))
+}
