@@ -28,6 +28,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Ingest(args) => commands::ingest::run(&db, args).await,
         Command::Season(args) => commands::season::run(&db, args).await,
         Command::Buckets(args) => commands::buckets::run(&db, args).await,
+        #[cfg(feature = "cluster")]
+        Command::Scan(args) if args.cluster.is_some() => {
+            let url = args.cluster.clone().unwrap_or_default();
+            commands::cluster::run_cluster_scan(&db, args, &url).await
+        }
         Command::Scan(args) => commands::scan::run_scan(&db, args).await,
         Command::Report(args) => commands::scan::run_report(&db, args).await,
         Command::Explain(args) => commands::scan::run_explain(&db, args).await,
@@ -45,6 +50,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Audit(args) => commands::audit::run(&db, args).await,
         Command::Purge(args) => commands::purge::run(&db, args).await,
         Command::Ip(args) => commands::ip::run(&db, args).await,
+        #[cfg(feature = "cluster")]
+        Command::Export(args) => commands::cluster::run_export(&db, args).await,
+        #[cfg(feature = "cluster")]
+        Command::ImportScan(args) => commands::cluster::run_import_scan(&db, args).await,
+        #[cfg(feature = "cluster")]
+        Command::Scheduler(args) => commands::cluster::run_scheduler(args).await,
+        #[cfg(feature = "cluster")]
+        Command::Executor(args) => commands::cluster::run_executor(args).await,
     }
 }
 

@@ -6,6 +6,10 @@ use std::path::PathBuf;
 
 mod workbench;
 pub use workbench::*;
+#[cfg(feature = "cluster")]
+mod cluster;
+#[cfg(feature = "cluster")]
+pub use cluster::*;
 
 /// Examples and exit statuses at the foot of `detect --help`.
 const MAIN_AFTER_HELP: &str = "\
@@ -124,6 +128,20 @@ pub enum Command {
     Verdict(VerdictCommand),
     /// Print the audit log: sign-ins, evidence viewed, verdicts, IP reveals.
     Audit(AuditArgs),
+    /// Write a season's segments and IP-day rows as Parquet, partitioned by
+    /// a hash of the user (docs/scale-out.md).
+    #[cfg(feature = "cluster")]
+    Export(ExportArgs),
+    /// Store the results of a cluster scan (a folder of Parquet files) as a
+    /// scan of its season.
+    #[cfg(feature = "cluster")]
+    ImportScan(ImportScanArgs),
+    /// Run a Ballista scheduler for cluster scans.
+    #[cfg(feature = "cluster")]
+    Scheduler(SchedulerArgs),
+    /// Run a Ballista executor with detect's scoring function.
+    #[cfg(feature = "cluster")]
+    Executor(ExecutorArgs),
 }
 
 #[derive(Debug, Args)]
@@ -308,6 +326,20 @@ pub struct ScanArgs {
     pub season: u32,
     #[command(flatten)]
     pub scan: ScanOptions,
+    /// Run the scan on the Ballista scheduler at this address (host:port),
+    /// or `local` for DataFusion in this process; reference mode only.
+    #[cfg(feature = "cluster")]
+    #[arg(long, value_name = "URL", requires = "work_dir")]
+    pub cluster: Option<String>,
+    /// With --cluster: the folder the season is exported to and the results
+    /// are written to; every executor must read it at the same path.
+    #[cfg(feature = "cluster")]
+    #[arg(long, value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
+    /// With --cluster: parts of the exported season.
+    #[cfg(feature = "cluster")]
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub partitions: u32,
 }
 
 /// How a report is printed.

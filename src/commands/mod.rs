@@ -2,6 +2,8 @@
 
 pub mod audit;
 pub mod buckets;
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod docs;
 pub mod ingest;
 pub mod ip;

@@ -1,0 +1,234 @@
+//! Writes a season as Parquet in the layout of [`crate::layout`].
+
+use crate::layout::{self, Meta};
+use anyhow::{Context, Result};
+use datafusion::arrow::array::{
+    ArrayRef, BooleanBuilder, Int64Builder, ListArray, ListBuilder, StringBuilder, StructArray,
+    UInt32Builder,
+};
+use datafusion::arrow::buffer::OffsetBuffer;
+use datafusion::arrow::datatypes::{DataType, Field, SchemaRef};
+use datafusion::arrow::record_batch::RecordBatch;
+use datafusion::parquet::arrow::ArrowWriter;
+use schema::{Season, Segments, UserId};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Rows a record batch holds at most.
+const BATCH_ROWS: usize = 65_536;
+
+/// Writes the season's segments and IP-day sightings under `dir` (created;
+/// must not hold a season already), `partitions` parts by a hash of the user.
+pub fn write_season(
+    segments: &Segments,
+    season: &Season,
+    partitions: u32,
+    generation: i64,
+    dir: &Path,
+) -> Result<Meta> {
+    let partitions = partitions.max(1);
+    let members = scoring::participants(segments, season)?;
+    let mut by_part: Vec<Vec<UserId>> = vec![Vec::new(); partitions as usize];
+    for &u in &members {
+        by_part[layout::partition_of(segments.users.name(u), partitions) as usize].push(u);
+    }
+    let mut is_member = vec![false; segments.users.len()];
+    for &u in &members {
+        is_member[u as usize] = true;
+    }
+    let mut days_by_part: Vec<Vec<usize>> = vec![Vec::new(); partitions as usize];
+    for (i, d) in segments.ip_days.iter().enumerate() {
+        if is_member[d.user as usize] && scoring::days_in_season(d.day, d.day, season) {
+            let name = segments.users.name(d.user);
+            days_by_part[layout::partition_of(name, partitions) as usize].push(i);
+        }
+    }
+    for sub in [layout::SEGMENTS, layout::IP_DAYS] {
+        std::fs::create_dir_all(dir.join(sub))
+            .with_context(|| format!("cannot create {}", dir.join(sub).display()))?;
+    }
+    let mut meta = Meta {
+        format: layout::FORMAT,
+        season: season.number,
+        bucket_seconds: segments.bucket_seconds,
+        participants: members.len(),
+        partitions,
+        generation,
+        segments: 0,
+        ip_days: 0,
+    };
+    for part in 0..partitions {
+        let name = layout::part_name(part);
+        let users = &by_part[part as usize];
+        meta.segments += write_segments(
+            segments,
+            season,
+            users,
+            &dir.join(layout::SEGMENTS).join(&name),
+        )?;
+        let days = &days_by_part[part as usize];
+        write_ip_days(segments, days, &dir.join(layout::IP_DAYS).join(&name))?;
+        meta.ip_days += days.len();
+    }
+    write_meta(&meta, &dir.join(layout::META))?;
+    Ok(meta)
+}
+
+/// Writes `meta` as pretty JSON.
+pub fn write_meta(meta: &Meta, path: &Path) -> Result<()> {
+    std::fs::write(path, serde_json::to_string_pretty(meta)? + "\n")
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Reads a folder's `meta.json`.
+pub fn read_meta(dir: &Path) -> Result<Meta> {
+    let path = dir.join(layout::META);
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let meta: Meta = serde_json::from_str(&text)
+        .with_context(|| format!("{}: not a season's meta.json", path.display()))?;
+    anyhow::ensure!(
+        meta.format == layout::FORMAT,
+        "{}: layout version {} (this detect reads {})",
+        path.display(),
+        meta.format,
+        layout::FORMAT
+    );
+    Ok(meta)
+}
+
+/// Writes the in-season segments of `users`, a row each; returns how many
+/// segments.
+fn write_segments(
+    segments: &Segments,
+    season: &Season,
+    users: &[UserId],
+    path: &Path,
+) -> Result<usize> {
+    let mut out = Writer::create(path, layout::segments_schema())?;
+    let mut rows = UserRows::default();
+    let mut total = 0;
+    for &u in users {
+        let segs = scoring::in_season(&segments.by_user[u as usize], season);
+        rows.push(segments, segments.users.name(u), segs);
+        total += segs.len();
+        if rows.segments >= BATCH_SEGMENTS {
+            out.write(rows.finish()?)?;
+        }
+    }
+    out.write(rows.finish()?)?;
+    out.close()?;
+    Ok(total)
+}
+
+/// Segments a record batch of the segments table holds, about.
+const BATCH_SEGMENTS: usize = 65_536;
+
+/// Rows of the segments table being built: names, and the segments of all
+/// of them flat, cut into one list per user at the end.
+#[derive(Default)]
+struct UserRows {
+    user: StringBuilder,
+    lengths: Vec<usize>,
+    segments: usize,
+    bucket: Int64Builder,
+    stalled: BooleanBuilder,
+    stall_ip: StringBuilder,
+    move_ips: ListBuilder<StringBuilder>,
+    move_counts: ListBuilder<UInt32Builder>,
+}
+
+impl UserRows {
+    fn push(&mut self, all: &Segments, name: &str, segs: &[schema::Segment]) {
+        self.user.append_value(name);
+        self.lengths.push(segs.len());
+        self.segments += segs.len();
+        for s in segs {
+            self.bucket.append_value(s.bucket);
+            self.stalled.append_value(s.stalled);
+            self.stall_ip
+                .append_option(s.stall_ip.map(|ip| all.ips.name(ip)));
+            for &(ip, count) in s.moves.iter() {
+                self.move_ips.values().append_value(all.ips.name(ip));
+                self.move_counts.values().append_value(count);
+            }
+            self.move_ips.append(true);
+            self.move_counts.append(true);
+        }
+    }
+
+    fn finish(&mut self) -> Result<Vec<ArrayRef>> {
+        let fields = layout::segment_fields();
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(self.bucket.finish()),
+            Arc::new(self.stalled.finish()),
+            Arc::new(self.stall_ip.finish()),
+            Arc::new(self.move_ips.finish()),
+            Arc::new(self.move_counts.finish()),
+        ];
+        let structs = StructArray::try_new(fields.clone(), columns, None)?;
+        let item = Arc::new(Field::new("item", DataType::Struct(fields), false));
+        let offsets = OffsetBuffer::from_lengths(std::mem::take(&mut self.lengths));
+        let lists = ListArray::try_new(item, offsets, Arc::new(structs), None)?;
+        self.segments = 0;
+        Ok(vec![Arc::new(self.user.finish()), Arc::new(lists)])
+    }
+}
+
+fn write_ip_days(segments: &Segments, rows: &[usize], path: &Path) -> Result<()> {
+    let mut out = Writer::create(path, layout::ip_days_schema())?;
+    for chunk in rows.chunks(BATCH_ROWS) {
+        let mut user = StringBuilder::new();
+        let mut day = Int64Builder::new();
+        let mut ip = StringBuilder::new();
+        for &i in chunk {
+            let d = &segments.ip_days[i];
+            user.append_value(segments.users.name(d.user));
+            day.append_value(d.day);
+            ip.append_value(segments.ips.name(d.ip));
+        }
+        out.write(vec![
+            Arc::new(user.finish()),
+            Arc::new(day.finish()),
+            Arc::new(ip.finish()),
+        ])?;
+    }
+    out.close()
+}
+
+/// A Parquet file being written, one schema.
+pub(crate) struct Writer {
+    schema: SchemaRef,
+    inner: ArrowWriter<std::fs::File>,
+    path: String,
+}
+
+impl Writer {
+    pub(crate) fn create(path: &Path, schema: SchemaRef) -> Result<Writer> {
+        let file = std::fs::File::create(path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+        Ok(Writer {
+            inner: ArrowWriter::try_new(file, schema.clone(), None)?,
+            schema,
+            path: path.display().to_string(),
+        })
+    }
+
+    pub(crate) fn write(&mut self, columns: Vec<ArrayRef>) -> Result<()> {
+        if columns.first().is_none_or(|c| c.is_empty()) {
+            return Ok(());
+        }
+        let batch = RecordBatch::try_new(self.schema.clone(), columns)?;
+        self.inner
+            .write(&batch)
+            .with_context(|| format!("cannot write {}", self.path))
+    }
+
+    pub(crate) fn close(self) -> Result<()> {
+        let path = self.path;
+        self.inner
+            .close()
+            .with_context(|| format!("cannot write {path}"))?;
+        Ok(())
+    }
+}
