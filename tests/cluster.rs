@@ -186,52 +186,41 @@ fn export_scan_and_import_through_the_commands() {
     let want = pairs_of_csv(&report());
     assert!(want.len() > 20, "a log with pairs: {}", want.len());
 
+    let cluster_scan = |mode: &str, work: &Path, extra: &[&str]| {
+        let w = work.display().to_string();
+        let mut args = vec![
+            "scan",
+            "--season",
+            "1",
+            "--mode",
+            mode,
+            "--cluster",
+            "local",
+            "--work-dir",
+            &w,
+        ];
+        args.extend_from_slice(extra);
+        db.run(&args)
+    };
     let work = db.dir.path().join("work");
-    let w = work.display().to_string();
-    let out = db.ok(&[
-        "scan",
-        "--season",
-        "1",
-        "--mode",
-        "reference",
-        "--cluster",
-        "local",
-        "--work-dir",
-        &w,
-        "--partitions",
-        "3",
-    ]);
-    assert!(out.contains("scan #2 stored"), "{out}");
+    let out = cluster_scan("reference", &work, &["--partitions", "3"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("scan #2 stored"), "{stdout}");
     assert_eq!(
         pair_differences(&pairs_of_csv(&report()), &want),
         Vec::<String>::new()
     );
     // The same work folder again would mix two scans: refused.
-    let again = db.run(&[
-        "scan",
-        "--season",
-        "1",
-        "--mode",
-        "reference",
-        "--cluster",
-        "local",
-        "--work-dir",
-        &w,
-    ]);
+    let again = cluster_scan("reference", &work, &[]);
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("already holds"));
     // Improved mode has no plan yet: refused with the reason, nothing stored.
-    let improved = db.run(&[
-        "scan",
-        "--season",
-        "1",
-        "--mode",
-        "improved",
-        "--cluster",
-        "local",
-        "--work-dir",
-        &db.dir.path().join("work-improved").display().to_string(),
-    ]);
+    let improved = cluster_scan("improved", &db.dir.path().join("work-improved"), &[]);
     assert!(!improved.status.success());
     assert!(String::from_utf8_lossy(&improved.stderr).contains("reference mode only"));
 

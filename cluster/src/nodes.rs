@@ -53,12 +53,8 @@ fn client_config(config: SessionConfig) -> SessionConfig {
     config
 }
 
-/// A local session (no cluster) with `detect_score`.
-pub fn local_context() -> SessionContext {
-    local_context_with(SessionConfig::new().target_partitions())
-}
-
-/// A local session with `partitions` target partitions.
+/// A local session (no cluster) with `detect_score`, `partitions` wide:
+/// `scan --cluster local`.
 pub fn local_context_with(partitions: usize) -> SessionContext {
     let config = SessionConfig::new().with_target_partitions(partitions.max(1));
     let ctx = SessionContext::new_with_config(client_config(config));
