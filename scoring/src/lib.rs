@@ -10,6 +10,7 @@
 //! and returns a [`schema::ScanResult`]. It reads no file and opens no
 //! database; pairs are scored in parallel with rayon.
 
+pub mod bits;
 pub mod both_ways;
 pub mod candidates;
 pub mod cliques;
@@ -129,19 +130,27 @@ pub fn scan_with_times(
     })
 }
 
-/// Both directions of every candidate pair, the reference way.
+/// Both directions of every candidate pair, the reference way, on bit rows
+/// ([`bits`]) built once per user.
 fn reference_scores(
     segments: &Segments,
     season: &Season,
     pairs: &[(schema::UserId, schema::UserId)],
 ) -> Vec<PairScore> {
+    let bs = segments.bucket_seconds;
+    let rows = season_rows(segments, season, pairs);
     pairs
         .par_iter()
         .flat_map_iter(|&(x, y)| [(x, y), (y, x)])
         .map(|(a, b)| {
-            let sa = in_season(&segments.by_user[a as usize], season);
-            let sb = in_season(&segments.by_user[b as usize], season);
-            let out = score_pair(sa, sb, segments.bucket_seconds);
+            let out = match (&rows[a as usize], &rows[b as usize]) {
+                (Some(ra), Some(rb)) => bits::score_rows(ra, rb, bs),
+                _ => score_pair(
+                    in_season(&segments.by_user[a as usize], season),
+                    in_season(&segments.by_user[b as usize], season),
+                    bs,
+                ),
+            };
             PairScore {
                 user_a: segments.users.name(a).to_owned(),
                 user_b: segments.users.name(b).to_owned(),
@@ -150,6 +159,29 @@ fn reference_scores(
                 weight: out.weight,
                 evidence: out.evidence,
             }
+        })
+        .collect()
+}
+
+/// The bit rows of every user in a candidate pair, by user id (`None` for
+/// the others, and for segments off the bucket grid, which the walk scores).
+fn season_rows(
+    segments: &Segments,
+    season: &Season,
+    pairs: &[(schema::UserId, schema::UserId)],
+) -> Vec<Option<bits::Rows>> {
+    let mut wanted = vec![false; segments.by_user.len()];
+    for &(x, y) in pairs {
+        wanted[x as usize] = true;
+        wanted[y as usize] = true;
+    }
+    segments
+        .by_user
+        .par_iter()
+        .zip(wanted)
+        .map(|(segs, wanted)| {
+            let segs = in_season(segs, season);
+            wanted.then(|| bits::Rows::new(segs, segments.bucket_seconds))?
         })
         .collect()
 }

@@ -182,7 +182,7 @@ fn walk(a: &[Segment], b: &[Segment], bs: i64, mut each: impl FnMut(Contribution
 
 /// Keeps the [`TOP_BUCKETS`] largest positive contributions, largest first,
 /// earlier first among equals.
-fn keep_top(top: &mut Vec<Contribution>, c: Contribution) {
+pub(crate) fn keep_top(top: &mut Vec<Contribution>, c: Contribution) {
     if c.score <= 0 {
         return;
     }
