@@ -204,6 +204,9 @@ impl Segmenter {
                     next_ip = Some(ip);
                 }
             }
+            // Growth left up to half of each list unused; a shrink in
+            // place gives it back before scoring allocates.
+            segs.shrink_to_fit();
         }
         let mut ip_days: Vec<IpDay> = self.ip_days.into_iter().collect();
         ip_days.sort_unstable();

@@ -139,10 +139,13 @@ fn reference_scores(
 ) -> Vec<PairScore> {
     let bs = segments.bucket_seconds;
     let rows = season_rows(segments, season, pairs);
-    pairs
-        .par_iter()
-        .flat_map_iter(|&(x, y)| [(x, y), (y, x)])
-        .map(|(a, b)| {
+    // An indexed iterator collects straight into a vector of the exact
+    // size (a flat map would gather pieces and copy them once more).
+    (0..2 * pairs.len())
+        .into_par_iter()
+        .map(|i| {
+            let (x, y) = pairs[i / 2];
+            let (a, b) = if i % 2 == 0 { (x, y) } else { (y, x) };
             let out = match (&rows[a as usize], &rows[b as usize]) {
                 (Some(ra), Some(rb)) => bits::score_rows(ra, rb, bs),
                 _ => score_pair(

@@ -10,6 +10,7 @@
 
 use crate::both_ways::{both_ways, BothWays};
 use schema::{Clique, ScanResult, Verdict};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// How far above the similarity at which a known relationship was decided
@@ -170,14 +171,18 @@ pub fn triage<'a>(
 
 /// The scan as a moderator reviews it: without the known relationships'
 /// directed pairs, and with only the cliques to review (renumbered from 1).
-pub fn to_review(result: &ScanResult, triage: &Triage) -> ScanResult {
+/// The scan itself, not a copy, when nothing is left out.
+pub fn to_review<'a>(result: &'a ScanResult, triage: &Triage) -> Cow<'a, ScanResult> {
+    if triage.known.is_empty() && triage.cliques.len() == result.cliques.len() {
+        return Cow::Borrowed(result);
+    }
     let known: std::collections::HashSet<(&str, &str)> =
         triage.known.iter().map(|k| (k.pair.a, k.pair.b)).collect();
     let is_known = |a: &str, b: &str| {
         let key = if a < b { (a, b) } else { (b, a) };
         known.contains(&key)
     };
-    ScanResult {
+    Cow::Owned(ScanResult {
         params: result.params,
         participants: result.participants,
         candidate_pairs: result.candidate_pairs,
@@ -189,5 +194,5 @@ pub fn to_review(result: &ScanResult, triage: &Triage) -> ScanResult {
             .collect(),
         cliques: triage.cliques.iter().map(|c| c.clique.clone()).collect(),
         crowded: result.crowded.clone(),
-    }
+    })
 }

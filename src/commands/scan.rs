@@ -100,7 +100,7 @@ pub async fn run_report(db: &crate::pipeline::Db, args: ReportArgs) -> Result<()
         if let (Some(dir), Some((segments, pseudonyms))) = (&args.out, &pictures) {
             let bar = crate::ui::spinner(format!("drawing the report into {}", dir.display()));
             let shown = schema::store::StoredScan {
-                result: reviewed.to_review.clone(),
+                result: reviewed.to_review.clone().into_owned(),
                 ..scan.clone()
             };
             let index = super::pictures::write_report_dir(

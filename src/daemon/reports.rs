@@ -41,7 +41,7 @@ pub fn write_season_report(
         known::write_text_reviewed(out, season, &info, reviewed, false)
     })?;
     let shown = StoredScan {
-        result: reviewed.to_review.clone(),
+        result: reviewed.to_review.clone().into_owned(),
         ..scan.clone()
     };
     let html = crate::commands::pictures::write_report_dir(

@@ -18,7 +18,7 @@ pub struct Reviewed<'a> {
     pub triage: Triage<'a>,
     /// The scan without known relationships, with only the cliques to
     /// review.
-    pub to_review: ScanResult,
+    pub to_review: std::borrow::Cow<'a, ScanResult>,
     pub margin: f64,
 }
 
