@@ -147,7 +147,7 @@ impl UserRows {
             self.bucket.append_value(s.bucket);
             self.stalled.append_value(s.stalled);
             self.stall_ip
-                .append_option(s.stall_ip.map(|ip| all.ips.name(ip)));
+                .append_option(s.stall_ip.map(|ip| all.ips.name(ip.get())));
             for &(ip, count) in s.moves.iter() {
                 self.move_ips.values().append_value(all.ips.name(ip));
                 self.move_counts.values().append_value(count);

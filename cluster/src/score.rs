@@ -139,7 +139,7 @@ fn segments_at(
                 .map(|k| (id(names.value(k)), counts.value(k)))
                 .collect(),
             stalled: stalled.value(r),
-            stall_ip: (!stall_ip.is_null(r)).then(|| id(stall_ip.value(r))),
+            stall_ip: (!stall_ip.is_null(r)).then(|| schema::StallIp::new(id(stall_ip.value(r)))),
         });
     }
     segs.sort_by_key(|s| s.bucket);

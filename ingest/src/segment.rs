@@ -198,7 +198,7 @@ impl Segmenter {
             let mut next_ip = None;
             for seg in segs.iter_mut().rev() {
                 if seg.stalled {
-                    seg.stall_ip = next_ip;
+                    seg.stall_ip = next_ip.map(schema::StallIp::new);
                 }
                 if let Some(&(ip, _)) = seg.moves.first() {
                     next_ip = Some(ip);
@@ -318,7 +318,9 @@ mod tests {
             ]
         );
         assert_eq!(states(&s, "a"), vec![(0, true, false)]);
-        assert!(s.of("b")[..3].iter().all(|g| g.stall_ip == s.ips.get("2")));
+        assert!(s.of("b")[..3]
+            .iter()
+            .all(|g| g.stall_ip.map(|ip| ip.get()) == s.ips.get("2")));
     }
 
     #[test]

@@ -109,7 +109,7 @@ pub struct Segment {
     /// For a stall: the IP of the user's next move after this bucket (the
     /// first IP of the nearest later bucket with moves). `None` if there is
     /// no later move, which the stall rule never produces from a sorted log.
-    pub stall_ip: Option<IpId>,
+    pub stall_ip: Option<crate::StallIp>,
 }
 
 impl Segment {
@@ -219,7 +219,7 @@ impl Segments {
                         timestamp: seg.bucket,
                         ip: seg
                             .stall_ip
-                            .map(|ip| self.ips.name(ip).to_owned())
+                            .map(|ip| self.ips.name(ip.get()).to_owned())
                             .unwrap_or_default(),
                         count: 1,
                         delay: 1,

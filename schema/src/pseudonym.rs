@@ -66,7 +66,7 @@ pub fn first_seen(segments: &Segments, from: Option<Epoch>, to: Option<Epoch>) -
                 see(ip, s.bucket);
             }
             if let Some(ip) = s.stall_ip {
-                see(ip, s.bucket);
+                see(ip.get(), s.bucket);
             }
         }
     }

@@ -5,6 +5,7 @@
 use super::sql::insert_rows;
 use super::{Result, Store, StoredSegmentation};
 use crate::model::*;
+use crate::StallIp;
 use futures_util::TryStreamExt;
 use sqlx::Row;
 
@@ -307,8 +308,10 @@ fn stall_runs(segs: &[Segment], bs: i64) -> Vec<(Epoch, Epoch, Option<IpId>)> {
     let mut runs: Vec<(Epoch, Epoch, Option<IpId>)> = Vec::new();
     for s in segs.iter().filter(|s| s.stalled) {
         match runs.last_mut() {
-            Some(r) if r.1 + bs == s.bucket && r.2 == s.stall_ip => r.1 = s.bucket,
-            _ => runs.push((s.bucket, s.bucket, s.stall_ip)),
+            Some(r) if r.1 + bs == s.bucket && r.2 == s.stall_ip.map(StallIp::get) => {
+                r.1 = s.bucket
+            }
+            _ => runs.push((s.bucket, s.bucket, s.stall_ip.map(StallIp::get))),
         }
     }
     runs
@@ -328,7 +331,7 @@ fn merge_stalls(moved: Vec<Segment>, stalled: Vec<(Epoch, Option<IpId>)>) -> Vec
             ..Segment::default()
         });
         seg.stalled = true;
-        seg.stall_ip = ip;
+        seg.stall_ip = ip.map(StallIp::new);
         out.push(seg);
     }
     out.extend(moved);
@@ -341,11 +344,11 @@ mod tests {
 
     #[test]
     fn stall_runs_merge_consecutive_buckets_with_one_ip() {
-        let s = |b, ip| Segment {
+        let s = |b, ip: Option<IpId>| Segment {
             bucket: b,
             moves: Default::default(),
             stalled: true,
-            stall_ip: ip,
+            stall_ip: ip.map(StallIp::new),
         };
         let segs = [
             s(0, Some(1)),

@@ -153,7 +153,9 @@ fn collect(segments: &Segments, names: &[&str], opts: &TimelineOptions) -> Vec<M
                 marks.push(Mark {
                     user,
                     bucket,
-                    kind: Kind::Stall { ip: seg.stall_ip },
+                    kind: Kind::Stall {
+                        ip: seg.stall_ip.map(|ip| ip.get()),
+                    },
                 });
             }
         }

@@ -52,7 +52,7 @@ impl Build {
         let ip = next_ip.map(|ip| self.segments.ips.intern(ip));
         let seg = self.cell(user, t);
         seg.stalled = true;
-        seg.stall_ip = ip;
+        seg.stall_ip = ip.map(schema::StallIp::new);
         self
     }
 
