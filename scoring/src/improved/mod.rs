@@ -17,6 +17,9 @@
 //!   two accounts' moves follow each other on one address (quick, turns,
 //!   spaced, returns) and whether they ever move within seconds of each
 //!   other (two bodies);
+//! - **first mover** ([`order::first_movers`]): of the stretches of play
+//!   in which both accounts moved, how many each opened (one person keeps
+//!   his own order, two people do not);
 //! - **crowded addresses** ([`context::crowd_weight`]): an address used by
 //!   many accounts on a day counts for less, down to nothing; the /24 or /64
 //!   network is weaker evidence than the address itself (only `apart` and
@@ -31,10 +34,12 @@
 
 pub mod context;
 pub mod handoffs;
+pub mod order;
 pub mod signals;
 
 pub use context::{crowd_weight, network_of, Context};
 pub use handoffs::{handoffs, Handoffs, MoveTimes};
+pub use order::first_movers;
 pub use signals::signals;
 
 use crate::similarity::{score_pair, PairOutcome};
@@ -57,10 +62,12 @@ pub const FEATURES: [&str; N] = [
     "turn_share",
     "log_close",
     "log_switches",
+    "lead_share",
+    "lead_share_squared",
 ];
 
 /// How many features the model reads.
-pub const N: usize = 15;
+pub const N: usize = 17;
 
 /// A logistic model over [`FEATURES`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -72,13 +79,12 @@ pub struct Model {
 /// The model improved mode scores with: L2-regularised logistic regression
 /// fit by `scripts/evaluate.d/fit.py` on the undirected candidate pairs of
 /// `detect simulate` seeds 1 to 10 (8,578 pairs, 389 of them one person);
-/// seeds 11 to 30 are held out for EVALUATION.md. (The turn-share weight,
-/// fitted -2.718, is written -2.719: clippy takes -2.718 for Euler's number.)
+/// seeds 11 to 30 are held out for EVALUATION.md.
 pub const MODEL: Model = Model {
-    intercept: -9.814,
+    intercept: -10.878,
     weights: [
-        4.252, 2.359, -1.465, 0.385, 5.616, -2.335, -1.216, 1.234, 2.889, -0.025, 2.199, 0.552,
-        -2.719, -3.277, -1.779,
+        2.907, 3.122, -0.998, 0.240, 0.824, -0.089, -0.762, 1.099, 2.520, -0.003, 0.749, 0.467,
+        -1.665, -2.783, -1.276, 3.582, 4.092,
     ],
 };
 
@@ -127,7 +133,16 @@ pub fn features(ab: f64, ba: f64, s: &Signals) -> [f64; N] {
         s.turns as f64 / switches,
         (1.0 + s.close as f64).ln(),
         (1.0 + s.switches as f64).ln(),
+        lead_share(s),
+        lead_share(s).powi(2),
     ]
+}
+
+/// How lopsided the first movers are: |opened by a - opened by b| over the
+/// stretches both moved in plus two (so that one or two stretches read as
+/// little), in [0, 1).
+pub fn lead_share(s: &Signals) -> f64 {
+    s.a_first.abs_diff(s.b_first) as f64 / (s.a_first as f64 + s.b_first as f64 + 2.0)
 }
 
 impl Model {
@@ -205,6 +220,12 @@ pub fn describe(s: &Signals, a: &str, b: &str) -> Vec<String> {
         format!(
             "Hand-offs: {} times one account moved right after the other from the same uncrowded address: {} within 5 minutes, {} within half an hour (like people taking turns), {} after half an hour to two hours (like one person spacing his accounts); {} went back to the first account within half an hour (switching back and forth). They moved within {} seconds of each other {} times (two people at once).",
             s.switches, s.quick, s.turns, s.spaced, s.returns, handoffs::CLOSE_SECONDS, s.close
+        ),
+        format!(
+            "First mover: in the stretches of play (no pause over {} hours) in which both moved, {a} moved first {} times and {b} {} times (one person tends to open his accounts in the same order; people taking turns or playing on their own, in either order).",
+            order::STRETCH_GAP_SECONDS / 3600,
+            s.a_first,
+            s.b_first
         ),
     ]
 }
