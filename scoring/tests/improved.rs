@@ -524,6 +524,22 @@ fn the_lead_share_reads_a_lopsided_count_as_one_person() {
 }
 
 #[test]
+fn explain_names_the_first_mover_in_words() {
+    let s = Signals {
+        a_first: 18,
+        b_first: 1,
+        ..Signals::default()
+    };
+    let lines = improved::describe(&s, "ann", "bob");
+    assert!(
+        lines.iter().any(|l| l.starts_with("First mover:")
+            && l.contains("no pause over 4 hours")
+            && l.contains("ann opened 18 and bob 1")),
+        "{lines:#?}"
+    );
+}
+
+#[test]
 fn move_times_keep_the_season_and_known_names_only() {
     let segs = world("M1", "M2", 0, 1);
     let mut times = MoveTimes::new(&segs);
