@@ -92,22 +92,34 @@ where
     Ok(())
 }
 
-/// `--format csv`: the JSON report's pair fields, one row per directed pair.
-pub fn write_csv(out: impl Write, result: &ScanResult, all: bool) -> anyhow::Result<()> {
+/// `--format csv`: the JSON report's pair fields, one row per directed pair,
+/// then the columns `more_header` names, filled for each pair by `more`.
+pub fn write_csv<const N: usize>(
+    out: impl Write,
+    result: &ScanResult,
+    all: bool,
+    more_header: [&str; N],
+    more: impl Fn(&PairScore) -> [&'static str; N],
+) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(out);
-    csv_row(&mut w, CSV_HEADER)?;
+    csv_row(&mut w, CSV_HEADER.iter().chain(&more_header))?;
     let t = result.params.threshold;
+    let mut num = String::new();
+    let mut field = |w: &mut csv::Writer<_>, value: &dyn std::fmt::Display| {
+        use std::fmt::Write as _;
+        num.clear();
+        write!(num, "{value}").expect("a String takes any text");
+        w.write_field(&num)
+    };
     for p in listed(result, all) {
         let e = &p.evidence;
-        let mut row = vec![
-            csv_cell(&p.user_a).into_owned(),
-            csv_cell(&p.user_b).into_owned(),
-            // Written as the JSON report writes it, digit for digit.
-            serde_json::to_string(&p.similarity)?,
-            (p.similarity >= t).to_string(),
-            p.sum.to_string(),
-            p.weight.to_string(),
-        ];
+        w.write_field(csv_cell(&p.user_a).as_bytes())?;
+        w.write_field(csv_cell(&p.user_b).as_bytes())?;
+        // Written as the JSON report writes it, digit for digit.
+        w.write_field(serde_json::to_string(&p.similarity)?)?;
+        field(&mut w, &(p.similarity >= t))?;
+        field(&mut w, &p.sum)?;
+        field(&mut w, &p.weight)?;
         for cell in [
             Cell::SameIp,
             Cell::OtherIp,
@@ -115,16 +127,18 @@ pub fn write_csv(out: impl Write, result: &ScanResult, all: bool) -> anyhow::Res
             Cell::StalledMoved,
             Cell::BothStalled,
         ] {
-            row.push(e.tally(cell).count.to_string());
-            row.push(e.tally(cell).score.to_string());
+            field(&mut w, &e.tally(cell).count)?;
+            field(&mut w, &e.tally(cell).score)?;
         }
-        row.push(e.max_boost.to_string());
-        row.push(
-            e.max_boost_bucket
-                .map(|b| b.to_string())
-                .unwrap_or_default(),
-        );
-        csv_row(&mut w, row)?;
+        field(&mut w, &e.max_boost)?;
+        match e.max_boost_bucket {
+            Some(b) => field(&mut w, &b)?,
+            None => w.write_field("")?,
+        }
+        for cell in more(p) {
+            w.write_field(csv_cell(cell).as_bytes())?;
+        }
+        w.write_record(None::<&[u8]>)?;
     }
     w.flush()?;
     Ok(())

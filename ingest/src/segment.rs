@@ -39,6 +39,9 @@ pub struct Segmenter {
     /// each (user, game)'s latest run, which time-sorted input extends.
     game_days: Vec<GameDays>,
     open_run: FxHashMap<(UserId, u32), usize>,
+    /// Per user: the day, IP and game of their latest move, whose sighting
+    /// and run of game days are already recorded (most moves repeat them).
+    latest: Vec<(i64, IpId, u32)>,
 }
 
 impl Segmenter {
@@ -56,6 +59,7 @@ impl Segmenter {
             ip_days: FxHashSet::default(),
             game_days: Vec::new(),
             open_run: FxHashMap::default(),
+            latest: Vec::new(),
         }
     }
 
@@ -100,6 +104,10 @@ impl Segmenter {
         if user as usize >= self.segs.len() {
             self.segs.resize_with(user as usize + 1, Vec::new);
         }
+        if user as usize >= self.latest.len() {
+            self.latest
+                .resize(user as usize + 1, (i64::MIN, IpId::MAX, u32::MAX));
+        }
         if game as usize >= self.last_bucket.len() {
             self.last_bucket.resize(game as usize + 1, None);
         }
@@ -133,7 +141,20 @@ impl Segmenter {
         }
         self.last_bucket[game as usize] = Some(b);
         let day = day_of(timestamp);
-        self.ip_days.insert(IpDay { user, day, ip });
+        let latest = std::mem::replace(&mut self.latest[user as usize], (day, ip, game));
+        if latest == (day, ip, game) {
+            return;
+        }
+        if (latest.0, latest.1) != (day, ip) {
+            self.ip_days.insert(IpDay { user, day, ip });
+        }
+        if (latest.0, latest.2) != (day, game) {
+            self.record_game_day(user, game, day);
+        }
+    }
+
+    /// Extends (or opens) the run of days on which `user` moved in `game`.
+    fn record_game_day(&mut self, user: UserId, game: u32, day: i64) {
         let runs = &mut self.game_days;
         let at = *self.open_run.entry((user, game)).or_insert_with(|| {
             runs.push(GameDays {

@@ -1,8 +1,8 @@
 //! Directed pairs gathered into unordered pairs, both directions side by
 //! side: how reports show a pair.
 
+use rustc_hash::FxHashMap;
 use schema::{PairScore, ScanResult};
-use std::collections::BTreeMap;
 
 /// One unordered pair `{a, b}` (`a < b`) with both directed scores.
 #[derive(Debug, Clone, Copy)]
@@ -35,7 +35,8 @@ type Directions<'a> = (Option<&'a PairScore>, Option<&'a PairScore>);
 /// direction unless `all`), strongest first, then by names.
 pub fn both_ways(result: &ScanResult, all: bool) -> Vec<BothWays<'_>> {
     let t = result.params.threshold;
-    let mut by_pair: BTreeMap<(&str, &str), Directions> = BTreeMap::new();
+    let mut by_pair: FxHashMap<(&str, &str), Directions> = FxHashMap::default();
+    by_pair.reserve(result.pairs.len() / 2);
     for p in &result.pairs {
         let (a, b) = (p.user_a.as_str(), p.user_b.as_str());
         if a <= b {

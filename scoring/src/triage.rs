@@ -140,14 +140,24 @@ pub fn triage<'a>(
             }),
         }
     }
+    // The cliques holding both accounts of a flag not settled by a verdict.
+    let mut cliques_of: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (k, clique) in result.cliques.iter().enumerate() {
+        for m in &clique.members {
+            cliques_of.entry(m.as_str()).or_default().push(k);
+        }
+    }
+    let mut has_flag = vec![false; result.cliques.len()];
+    for (&(a, b), _) in settled.iter().filter(|(_, &known)| !known) {
+        if let (Some(ka), Some(kb)) = (cliques_of.get(a), cliques_of.get(b)) {
+            for &k in ka.iter().filter(|k| kb.contains(k)) {
+                has_flag[k] = true;
+            }
+        }
+    }
     for (k, clique) in result.cliques.iter().enumerate() {
         let m = &clique.members;
-        let has_flag = settled.iter().any(|(&(a, b), &known)| {
-            !known
-                && m.binary_search_by(|x| x.as_str().cmp(a)).is_ok()
-                && m.binary_search_by(|x| x.as_str().cmp(b)).is_ok()
-        });
-        if has_flag {
+        if has_flag[k] {
             out.cliques.push(CliqueToReview {
                 number: k + 1,
                 clique,

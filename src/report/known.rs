@@ -193,9 +193,7 @@ pub fn write_csv_reviewed(
     r: &Reviewed,
     all: bool,
 ) -> anyhow::Result<()> {
-    let mut buf = Vec::new();
-    write_csv(&mut buf, result, all)?;
-    let mut status: HashMap<(&str, &str), (&str, &str)> = HashMap::new();
+    let mut status: HashMap<(&str, &str), [&'static str; 2]> = HashMap::new();
     let threshold = result.params.threshold;
     for f in &r.triage.flags {
         let s = match (f.reopened, f.pair.max() >= threshold) {
@@ -205,36 +203,17 @@ pub fn write_csv_reviewed(
         };
         status.insert(
             (f.pair.a, f.pair.b),
-            (s, f.verdict.map_or("", |v| v.kind.as_str())),
+            [s, f.verdict.map_or("", |v| v.kind.as_str())],
         );
     }
     for k in &r.triage.known {
-        status.insert((k.pair.a, k.pair.b), ("known", k.verdict.kind.as_str()));
+        status.insert((k.pair.a, k.pair.b), ["known", k.verdict.kind.as_str()]);
     }
-    let mut rd = csv::Reader::from_reader(buf.as_slice());
-    let header = rd.headers()?.clone();
-    let col = |name: &str| {
-        header
-            .iter()
-            .position(|h| h == name)
-            .with_context(|| format!("the CSV report has no {name} column"))
-    };
-    let (ia, ib) = (col("user_a")?, col("user_b")?);
-    let mut w = csv::Writer::from_writer(out);
-    let mut head: Vec<&str> = header.iter().collect();
-    head.extend(["status", "verdict"]);
-    w.write_record(&head)?;
-    for row in rd.records() {
-        let row = row?;
-        let (a, b) = (&row[ia], &row[ib]);
+    write_csv(out, result, all, ["status", "verdict"], |p| {
+        let (a, b) = (p.user_a.as_str(), p.user_b.as_str());
         let key = if a < b { (a, b) } else { (b, a) };
-        let (s, v) = status.get(&key).copied().unwrap_or(("scored", ""));
-        let mut cells: Vec<&str> = row.iter().collect();
-        cells.extend([s, v]);
-        w.write_record(&cells)?;
-    }
-    w.flush()?;
-    Ok(())
+        status.get(&key).copied().unwrap_or(["scored", ""])
+    })
 }
 
 /// Adds the verdict sections to a written report page (`index.html`), in
