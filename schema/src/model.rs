@@ -383,6 +383,15 @@ pub struct Signals {
     pub spaced: u32,
     #[serde(default)]
     pub returns: u32,
+    /// First mover: of the stretches of play (both accounts' moves, from any
+    /// address, with no pause over four hours) in which both moved, how many
+    /// `a` (resp. `b`) opened. One person tends to open his accounts in the
+    /// same order; a family taking turns, or housemates, in either order.
+    /// Absent (0) in scans stored before them.
+    #[serde(default)]
+    pub a_first: u32,
+    #[serde(default)]
+    pub b_first: u32,
 }
 
 impl Signals {
@@ -397,6 +406,8 @@ impl Signals {
             a_followed: self.b_followed,
             b_sittings: self.a_sittings,
             b_followed: self.a_followed,
+            a_first: self.b_first,
+            b_first: self.a_first,
             ..self
         }
     }

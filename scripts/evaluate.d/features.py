@@ -3,10 +3,16 @@
 import json
 import math
 
-FEATURES = ["reference_max", "reference_min", "sitting_max", "sitting_min",
+FEATURES = ["reference_max_log_odds", "reference_min_log_odds", "sitting_max", "sitting_min",
             "followed_max", "followed_min",
             "apart_rate", "log_networks", "log_uncrowded_ip_days", "crowded_share",
-            "return_share", "spaced_share", "turn_share", "log_close", "log_switches"]
+            "return_share", "spaced_share", "turn_share", "log_close", "log_switches",
+            "lead_share", "lead_share_squared"]
+
+
+def log_odds(p):
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
 
 
 def features(ab, ba, s):
@@ -19,11 +25,13 @@ def features(ab, ba, s):
     fewer = max(min(s["a_buckets"], s["b_buckets"]), 1)
     uncrowded = max(s["shared_ip_days"] - s["crowded_ip_days"], 0)
     switches = max(s.get("switches", 0), 1)
-    return [2 * max(ab, ba) - 1, 2 * min(ab, ba) - 1, max(sa, sb), min(sa, sb), max(fa, fb), min(fa, fb),
+    lead = abs(s.get("a_first", 0) - s.get("b_first", 0)) / (s.get("a_first", 0) + s.get("b_first", 0) + 2)
+    return [log_odds(max(ab, ba)), log_odds(min(ab, ba)), max(sa, sb), min(sa, sb), max(fa, fb), min(fa, fb),
             min(s["apart"] / fewer, 1.0), math.log1p(s["networks"]), math.log1p(uncrowded),
             s["crowded_ip_days"] / max(s["shared_ip_days"], 1),
             s.get("returns", 0) / switches, s.get("spaced", 0) / switches, s.get("turns", 0) / switches,
-            math.log1p(s.get("close", 0)), math.log1p(s.get("switches", 0))]
+            math.log1p(s.get("close", 0)), math.log1p(s.get("switches", 0)),
+            lead, lead * lead]
 
 
 def truth_index(truth):

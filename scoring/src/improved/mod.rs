@@ -17,6 +17,9 @@
 //!   two accounts' moves follow each other on one address (quick, turns,
 //!   spaced, returns) and whether they ever move within seconds of each
 //!   other (two bodies);
+//! - **first mover** ([`order::first_movers`]): of the stretches of play
+//!   in which both accounts moved, how many each opened (one person keeps
+//!   his own order, two people do not);
 //! - **crowded addresses** ([`context::crowd_weight`]): an address used by
 //!   many accounts on a day counts for less, down to nothing; the /24 or /64
 //!   network is weaker evidence than the address itself (only `apart` and
@@ -31,10 +34,12 @@
 
 pub mod context;
 pub mod handoffs;
+pub mod order;
 pub mod signals;
 
 pub use context::{crowd_weight, network_of, Context};
 pub use handoffs::{handoffs, Handoffs, MoveTimes};
+pub use order::first_movers;
 pub use signals::signals;
 
 use crate::similarity::{score_pair, PairOutcome};
@@ -42,8 +47,8 @@ use schema::{PairScore, Segments, Signals, UserId};
 
 /// The features of an unordered pair, in the model's order.
 pub const FEATURES: [&str; N] = [
-    "reference_max",
-    "reference_min",
+    "reference_max_log_odds",
+    "reference_min_log_odds",
     "sitting_max",
     "sitting_min",
     "followed_max",
@@ -57,10 +62,12 @@ pub const FEATURES: [&str; N] = [
     "turn_share",
     "log_close",
     "log_switches",
+    "lead_share",
+    "lead_share_squared",
 ];
 
 /// How many features the model reads.
-pub const N: usize = 15;
+pub const N: usize = 17;
 
 /// A logistic model over [`FEATURES`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -72,13 +79,12 @@ pub struct Model {
 /// The model improved mode scores with: L2-regularised logistic regression
 /// fit by `scripts/evaluate.d/fit.py` on the undirected candidate pairs of
 /// `detect simulate` seeds 1 to 10 (8,578 pairs, 389 of them one person);
-/// seeds 11 to 30 are held out for EVALUATION.md. (The turn-share weight,
-/// fitted -2.718, is written -2.719: clippy takes -2.718 for Euler's number.)
+/// seeds 11 to 30 are held out for EVALUATION.md.
 pub const MODEL: Model = Model {
-    intercept: -9.814,
+    intercept: -11.633,
     weights: [
-        4.252, 2.359, -1.465, 0.385, 5.616, -2.335, -1.216, 1.234, 2.889, -0.025, 2.199, 0.552,
-        -2.719, -3.277, -1.779,
+        1.721, 0.808, -1.845, -0.378, 0.386, -0.530, -0.596, 1.236, 2.695, -0.010, 0.556, 0.795,
+        -1.652, -2.707, -1.090, 3.520, 4.081,
     ],
 };
 
@@ -112,8 +118,8 @@ pub fn features(ab: f64, ba: f64, s: &Signals) -> [f64; N] {
     let uncrowded = s.shared_ip_days.saturating_sub(s.crowded_ip_days) as f64;
     let switches = s.switches.max(1) as f64;
     [
-        2.0 * ab.max(ba) - 1.0,
-        2.0 * ab.min(ba) - 1.0,
+        log_odds(ab.max(ba)),
+        log_odds(ab.min(ba)),
         sa.max(sb),
         sa.min(sb),
         fa.max(fb),
@@ -127,7 +133,23 @@ pub fn features(ab: f64, ba: f64, s: &Signals) -> [f64; N] {
         s.turns as f64 / switches,
         (1.0 + s.close as f64).ln(),
         (1.0 + s.switches as f64).ln(),
+        lead_share(s),
+        lead_share(s).powi(2),
     ]
+}
+
+/// The log-odds of a reference similarity, clamped to [1e-4, 1 - 1e-4]
+/// (about ±9.2): 0.9 and 0.97 differ as 2.2 and 3.5, not as 0.8 and 0.94.
+pub fn log_odds(p: f64) -> f64 {
+    let p = p.clamp(1e-4, 1.0 - 1e-4);
+    (p / (1.0 - p)).ln()
+}
+
+/// How lopsided the first movers are: |opened by a - opened by b| over the
+/// stretches both moved in plus two (so that one or two stretches read as
+/// little), in [0, 1).
+pub fn lead_share(s: &Signals) -> f64 {
+    s.a_first.abs_diff(s.b_first) as f64 / (s.a_first as f64 + s.b_first as f64 + 2.0)
 }
 
 impl Model {
@@ -205,6 +227,12 @@ pub fn describe(s: &Signals, a: &str, b: &str) -> Vec<String> {
         format!(
             "Hand-offs: {} times one account moved right after the other from the same uncrowded address: {} within 5 minutes, {} within half an hour (like people taking turns), {} after half an hour to two hours (like one person spacing his accounts); {} went back to the first account within half an hour (switching back and forth). They moved within {} seconds of each other {} times (two people at once).",
             s.switches, s.quick, s.turns, s.spaced, s.returns, handoffs::CLOSE_SECONDS, s.close
+        ),
+        format!(
+            "First mover: of the stretches of play (no pause over {} hours) in which both moved, {a} opened {} and {b} {} (one person tends to open his accounts in the same order; people taking turns or playing on their own, in either order).",
+            order::STRETCH_GAP_SECONDS / 3600,
+            s.a_first,
+            s.b_first
         ),
     ]
 }

@@ -3,6 +3,7 @@
 
 use super::context::Context;
 use super::handoffs::{handoffs, Handoffs};
+use super::order::first_movers;
 use schema::{day_of, Epoch, IpDay, IpId, Segment, Signals, UserId};
 
 /// One account's moves by second: (time, address), sorted.
@@ -32,6 +33,7 @@ pub fn signals(
         (a, b),
         (a_days, b_days),
         handoffs(cx, a_moves, b_moves),
+        first_movers(a_moves, b_moves),
     )
 }
 
@@ -55,6 +57,7 @@ pub fn signals_of_users(cx: &Context<'_>, x: UserId, y: UserId) -> Signals {
         (a, b),
         (cx.ip_days(x), cx.ip_days(y)),
         handoffs(cx, cx.moves(x), cx.moves(y)),
+        first_movers(cx.moves(x), cx.moves(y)),
     )
 }
 
@@ -65,6 +68,7 @@ fn combine(
     (a, b): (&[Segment], &[Segment]),
     (a_days, b_days): (&[IpDay], &[IpDay]),
     h: Handoffs,
+    (a_first, b_first): (u32, u32),
 ) -> Signals {
     let (shared_ip_days, crowded_ip_days, networks) = shared_days(cx, a_days, b_days);
     Signals {
@@ -86,6 +90,8 @@ fn combine(
         turns: h.turns,
         spaced: h.spaced,
         returns: h.returns,
+        a_first,
+        b_first,
     }
 }
 

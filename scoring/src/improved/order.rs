@@ -1,0 +1,77 @@
+//! First mover: which of two accounts opens the stretches of play in which
+//! both move.
+//!
+//! Merging both accounts' moves by time (from any address), a **stretch**
+//! ends at a pause longer than [`STRETCH_GAP_SECONDS`]. In each stretch in
+//! which both moved, the account that moved first **opened** it. A careful
+//! owner plays his accounts in his own order, the main one first, every
+//! time; a family taking turns at one computer shuffles who goes first, and
+//! housemates who play on their own open their stretches at random. So a
+//! lopsided count is evidence of one person, an even one of two.
+
+use schema::{Epoch, IpId};
+
+/// A pause longer than this ends a stretch of play (about an evening's
+/// break).
+pub const STRETCH_GAP_SECONDS: i64 = 4 * 3600;
+
+/// How many stretches `a` and `b` opened, of those in which both moved
+/// (each list sorted by time). A stretch whose first moves of the two
+/// accounts fall in the same second is opened by neither, so that
+/// `first_movers(b, a)` is `first_movers(a, b)` swapped.
+pub fn first_movers(a: &[(Epoch, IpId)], b: &[(Epoch, IpId)]) -> (u32, u32) {
+    let mut out = (0u32, 0u32);
+    // The first move of each account in the current stretch, and its last
+    // move of either.
+    let mut first: (Option<Epoch>, Option<Epoch>) = (None, None);
+    let mut last: Option<Epoch> = None;
+    let close = |first: (Option<Epoch>, Option<Epoch>), out: &mut (u32, u32)| {
+        if let (Some(x), Some(y)) = first {
+            if x < y {
+                out.0 += 1;
+            } else if y < x {
+                out.1 += 1;
+            }
+        }
+    };
+    let (mut i, mut j) = (0usize, 0usize);
+    while i < a.len() || j < b.len() {
+        let from_b = j < b.len() && (i >= a.len() || b[j].0 < a[i].0);
+        let t = if from_b { b[j].0 } else { a[i].0 };
+        if from_b {
+            j += 1;
+        } else {
+            i += 1;
+        }
+        if last.is_some_and(|l| t - l > STRETCH_GAP_SECONDS) {
+            close(first, &mut out);
+            first = (None, None);
+        }
+        let mine = if from_b { &mut first.1 } else { &mut first.0 };
+        mine.get_or_insert(t);
+        last = Some(t);
+    }
+    close(first, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(ts: &[i64]) -> Vec<(Epoch, IpId)> {
+        ts.iter().map(|&t| (t, 0)).collect()
+    }
+
+    #[test]
+    fn a_pause_of_over_four_hours_ends_a_stretch() {
+        let h = 3600;
+        // Stretch 1: a at 0, b at 1 h (a opens). Pause 5 h. Stretch 2: b at
+        // 6 h, a at 7 h (b opens). Pause of exactly 4 h does not end it: a
+        // at 11 h belongs to stretch 2.
+        let a = at(&[0, 7 * h, 11 * h]);
+        let b = at(&[h, 6 * h]);
+        assert_eq!(first_movers(&a, &b), (1, 1));
+        assert_eq!(first_movers(&b, &a), (1, 1));
+    }
+}
