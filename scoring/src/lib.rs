@@ -137,8 +137,7 @@ fn reference_scores(
     season: &Season,
     pairs: &[(schema::UserId, schema::UserId)],
 ) -> Vec<PairScore> {
-    let bs = segments.bucket_seconds;
-    let rows = season_rows(segments, season, pairs);
+    let rows = season_rows(segments, season, Some(pairs));
     // An indexed iterator collects straight into a vector of the exact
     // size (a flat map would gather pieces and copy them once more).
     (0..2 * pairs.len())
@@ -146,14 +145,7 @@ fn reference_scores(
         .map(|i| {
             let (x, y) = pairs[i / 2];
             let (a, b) = if i % 2 == 0 { (x, y) } else { (y, x) };
-            let out = match (&rows[a as usize], &rows[b as usize]) {
-                (Some(ra), Some(rb)) => bits::score_rows(ra, rb, bs),
-                _ => score_pair(
-                    in_season(&segments.by_user[a as usize], season),
-                    in_season(&segments.by_user[b as usize], season),
-                    bs,
-                ),
-            };
+            let out = score_directed(segments, season, &rows, a, b);
             PairScore {
                 user_a: segments.users.name(a).to_owned(),
                 user_b: segments.users.name(b).to_owned(),
@@ -166,15 +158,35 @@ fn reference_scores(
         .collect()
 }
 
-/// The bit rows of every user in a candidate pair, by user id (`None` for
-/// the others, and for segments off the bucket grid, which the walk scores).
-fn season_rows(
+/// The reference score of the directed pair `(a, b)`: on their bit rows,
+/// or walked when either has none.
+pub(crate) fn score_directed(
     segments: &Segments,
     season: &Season,
-    pairs: &[(schema::UserId, schema::UserId)],
+    rows: &[Option<bits::Rows>],
+    a: schema::UserId,
+    b: schema::UserId,
+) -> PairOutcome {
+    match (&rows[a as usize], &rows[b as usize]) {
+        (Some(ra), Some(rb)) => bits::score_rows(ra, rb, segments.bucket_seconds),
+        _ => score_pair(
+            in_season(&segments.by_user[a as usize], season),
+            in_season(&segments.by_user[b as usize], season),
+            segments.bucket_seconds,
+        ),
+    }
+}
+
+/// The bit rows of every user in a candidate pair (of every user without
+/// `pairs`), by user id; `None` for the others, and for segments off the
+/// bucket grid, which the walk scores.
+pub(crate) fn season_rows(
+    segments: &Segments,
+    season: &Season,
+    pairs: Option<&[(schema::UserId, schema::UserId)]>,
 ) -> Vec<Option<bits::Rows>> {
-    let mut wanted = vec![false; segments.by_user.len()];
-    for &(x, y) in pairs {
+    let mut wanted = vec![pairs.is_none(); segments.by_user.len()];
+    for &(x, y) in pairs.unwrap_or_default() {
         wanted[x as usize] = true;
         wanted[y as usize] = true;
     }

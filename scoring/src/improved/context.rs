@@ -48,6 +48,8 @@ pub struct Context<'s> {
     networks: Vec<Option<u128>>,
     /// Per user: buckets moved in and sittings, in the season.
     totals: Vec<(u32, u32)>,
+    /// Per user: the bit rows the reference score is walked on.
+    rows: Vec<Option<crate::bits::Rows>>,
 }
 
 impl<'s> Context<'s> {
@@ -76,7 +78,13 @@ impl<'s> Context<'s> {
             crowd,
             networks,
             totals,
+            rows: crate::season_rows(segments, season, None),
         }
+    }
+
+    /// The reference score of the directed pair `(a, b)`.
+    pub fn reference(&self, a: UserId, b: UserId) -> crate::PairOutcome {
+        crate::score_directed(self.segments, self.season, &self.rows, a, b)
     }
 
     /// The in-season segments of `user`.

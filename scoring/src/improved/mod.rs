@@ -42,7 +42,7 @@ pub use handoffs::{handoffs, Handoffs, MoveTimes};
 pub use order::first_movers;
 pub use signals::signals;
 
-use crate::similarity::{score_pair, PairOutcome};
+use crate::similarity::PairOutcome;
 use schema::{PairScore, Segments, Signals, UserId};
 
 /// The features of an unordered pair, in the model's order.
@@ -168,9 +168,7 @@ impl Model {
 /// Both directed scores of the candidate pair `{x, y}` in improved mode.
 pub fn score_both(cx: &Context<'_>, x: UserId, y: UserId) -> [PairScore; 2] {
     let segs: &Segments = cx.segments;
-    let (sx, sy) = (cx.in_season(x), cx.in_season(y));
-    let xy = score_pair(sx, sy, segs.bucket_seconds);
-    let yx = score_pair(sy, sx, segs.bucket_seconds);
+    let (xy, yx) = (cx.reference(x, y), cx.reference(y, x));
     let s = signals::signals_of_users(cx, x, y);
     let p = MODEL.probability(&features(reference(&xy), reference(&yx), &s));
     let make = |a: UserId, b: UserId, o: PairOutcome, s: Signals| {
