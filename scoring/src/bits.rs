@@ -82,12 +82,24 @@ impl Rows {
         self.first + self.record.len() as i64
     }
 
-    /// The addresses moved from in buckets `k - 1 ..= k + 1`.
-    fn window_ips(&self, k: i64) -> impl Iterator<Item = IpId> + '_ {
-        let lo = self.moved_at.partition_point(|&m| m < k - 1);
-        let hi = self.moved_at.partition_point(|&m| m <= k + 1);
-        let (from, to) = (self.ip_from[lo] as usize, self.ip_from[hi] as usize);
-        self.ips[from..to].iter().copied()
+    /// The addresses moved from in buckets `k - 1 ..= k + 1`. `from` is
+    /// where the previous (earlier) lookup of the same walk began: the first
+    /// lookup searches, the later ones step forward from there.
+    fn window_ips(&self, k: i64, from: &mut Option<usize>) -> &[IpId] {
+        let n = self.moved_at.len();
+        let mut lo = match *from {
+            None => self.moved_at.partition_point(|&m| m < k - 1),
+            Some(lo) => lo,
+        };
+        while lo < n && self.moved_at[lo] < k - 1 {
+            lo += 1;
+        }
+        *from = Some(lo);
+        let mut hi = lo;
+        while hi < n && self.moved_at[hi] <= k + 1 {
+            hi += 1;
+        }
+        &self.ips[self.ip_from[lo] as usize..self.ip_from[hi] as usize]
     }
 }
 
@@ -144,6 +156,7 @@ pub fn score_rows(a: &Rows, b: &Rows, bucket_seconds: i64) -> PairOutcome {
     let mut first_both_stalled: Vec<Contribution> = Vec::new();
     let (lo, hi) = (a.first.max(b.first), a.end().min(b.end()));
     let mut run = 0u32;
+    let (mut a_from, mut b_from) = (None, None);
     for w in lo..hi {
         let (ia, ib) = ((w - a.first) as usize, (w - b.first) as usize);
         let record = a.record[ia];
@@ -173,7 +186,11 @@ pub fn score_rows(a: &Rows, b: &Rows, bucket_seconds: i64) -> PairOutcome {
             let i = both_moved.trailing_zeros();
             both_moved &= both_moved - 1;
             let k = w * 64 + i as i64;
-            if a.window_ips(k).any(|ip| b.window_ips(k).any(|o| o == ip)) {
+            let theirs = b.window_ips(k, &mut b_from);
+            if a.window_ips(k, &mut a_from)
+                .iter()
+                .any(|ip| theirs.contains(ip))
+            {
                 let run = word.run_at(i);
                 let score = 10 + run as i64;
                 ev.same_ip.count += 1;
