@@ -1,0 +1,154 @@
+//! The CSV reports: `--format csv` (the JSON report's pair fields) and
+//! `--format reference-csv` (the reference's columns, then the evidence).
+//! Every user-supplied cell goes through [`viz::escape::csv_cell`].
+
+use super::listed;
+use schema::{Cell, PairScore, ScanResult};
+use std::io::Write;
+use viz::escape::csv_cell;
+
+/// The reference's header, then the evidence columns (`--format
+/// reference-csv`).
+pub const REFERENCE_CSV_HEADER: [&str; 18] = [
+    "similarity",
+    "user_a",
+    "user_b",
+    "match",
+    "mismatch",
+    "delay_match",
+    "delay_mismatch",
+    "same_ip_score",
+    "other_ip_score",
+    "moved_stalled",
+    "moved_stalled_score",
+    "stalled_moved",
+    "stalled_moved_score",
+    "both_stalled_score",
+    "sum",
+    "weight",
+    "max_boost",
+    "max_boost_bucket",
+];
+
+/// The CSV header: the JSON report's pair fields, nested ones joined by dots.
+pub const CSV_HEADER: [&str; 18] = [
+    "user_a",
+    "user_b",
+    "similarity",
+    "flagged",
+    "sum",
+    "weight",
+    "evidence.same_ip.count",
+    "evidence.same_ip.score",
+    "evidence.other_ip.count",
+    "evidence.other_ip.score",
+    "evidence.moved_stalled.count",
+    "evidence.moved_stalled.score",
+    "evidence.stalled_moved.count",
+    "evidence.stalled_moved.score",
+    "evidence.both_stalled.count",
+    "evidence.both_stalled.score",
+    "evidence.max_boost",
+    "evidence.max_boost_bucket",
+];
+
+/// Writes one CSV row: the one place CSV cells are written.
+fn csv_row<W: Write, I, S>(w: &mut csv::Writer<W>, cells: I) -> anyhow::Result<()>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<[u8]>,
+{
+    w.write_record(cells)?;
+    Ok(())
+}
+
+/// `--format csv`: the JSON report's pair fields, one row per directed pair,
+/// then the columns `more_header` names, filled for each pair by `more`.
+pub fn write_csv<const N: usize>(
+    out: impl Write,
+    result: &ScanResult,
+    all: bool,
+    more_header: [&str; N],
+    more: impl Fn(&PairScore) -> [&'static str; N],
+) -> anyhow::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    csv_row(&mut w, CSV_HEADER.iter().chain(&more_header))?;
+    let t = result.params.threshold;
+    let mut num = String::new();
+    let mut field = |w: &mut csv::Writer<_>, value: &dyn std::fmt::Display| {
+        use std::fmt::Write as _;
+        num.clear();
+        write!(num, "{value}").expect("a String takes any text");
+        w.write_field(&num)
+    };
+    for p in listed(result, all) {
+        let e = &p.evidence;
+        w.write_field(csv_cell(&p.user_a).as_bytes())?;
+        w.write_field(csv_cell(&p.user_b).as_bytes())?;
+        // Written as the JSON report writes it, digit for digit.
+        w.write_field(serde_json::to_string(&p.similarity)?)?;
+        field(&mut w, &(p.similarity >= t))?;
+        field(&mut w, &p.sum)?;
+        field(&mut w, &p.weight)?;
+        for cell in [
+            Cell::SameIp,
+            Cell::OtherIp,
+            Cell::MovedStalled,
+            Cell::StalledMoved,
+            Cell::BothStalled,
+        ] {
+            field(&mut w, &e.tally(cell).count)?;
+            field(&mut w, &e.tally(cell).score)?;
+        }
+        field(&mut w, &e.max_boost)?;
+        match e.max_boost_bucket {
+            Some(b) => field(&mut w, &b)?,
+            None => w.write_field("")?,
+        }
+        for cell in more(p) {
+            w.write_field(csv_cell(cell).as_bytes())?;
+        }
+        w.write_record(None::<&[u8]>)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// `--format reference-csv`: the reference's columns, filled, then the
+/// evidence.
+pub fn write_reference_csv(out: impl Write, result: &ScanResult, all: bool) -> anyhow::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    csv_row(&mut w, REFERENCE_CSV_HEADER)?;
+    for p in listed(result, all) {
+        let e = &p.evidence;
+        let n = |c: Cell| e.tally(c).count.to_string();
+        let s = |c: Cell| e.tally(c).score.to_string();
+        csv_row(
+            &mut w,
+            [
+                p.similarity.to_string(),
+                csv_cell(&p.user_a).into_owned(),
+                csv_cell(&p.user_b).into_owned(),
+                n(Cell::SameIp),
+                n(Cell::OtherIp),
+                n(Cell::BothStalled),
+                (e.moved_stalled.count + e.stalled_moved.count).to_string(),
+                s(Cell::SameIp),
+                s(Cell::OtherIp),
+                n(Cell::MovedStalled),
+                s(Cell::MovedStalled),
+                n(Cell::StalledMoved),
+                s(Cell::StalledMoved),
+                s(Cell::BothStalled),
+                p.sum.to_string(),
+                p.weight.to_string(),
+                e.max_boost.to_string(),
+                e.max_boost_bucket
+                    .map(|b| b.to_string())
+                    .unwrap_or_default(),
+            ],
+        )?;
+    }
+    w.flush()?;
+    Ok(())
+}
