@@ -16,6 +16,7 @@ pub mod model;
 pub mod pseudonym;
 pub mod rules;
 pub mod season;
+pub mod signals;
 mod stall_ip;
 #[cfg(feature = "store")]
 pub mod store;
@@ -25,5 +26,6 @@ pub use ip_counts::IpCounts;
 pub use model::*;
 pub use pseudonym::IpPseudonyms;
 pub use season::{Season, SeasonError};
+pub use signals::Signals;
 pub use stall_ip::StallIp;
 pub use verdict::{AuditEntry, NewVerdict, Verdict, VerdictKind};

@@ -1,0 +1,83 @@
+//! Improved mode's evidence of an unordered pair, beside the reference
+//! evidence in [`crate::Evidence`]: counts read from how two accounts use
+//! their addresses and times (computed in `scoring::improved`).
+
+use serde::{Deserialize, Serialize};
+
+/// What improved mode reads from how two accounts use their addresses, for
+/// the unordered pair `{a, b}` (`a` is the directed pair's first account).
+/// Counts only, so that evidence compares exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Signals {
+    /// Buckets in which `a` (resp. `b`) moved.
+    pub a_buckets: u32,
+    pub b_buckets: u32,
+    /// One sitting: of those buckets, how many had the other account moving
+    /// from the same address within the sitting horizon, each weighted by how
+    /// uncrowded the address was that day, in thousandths of a bucket.
+    pub a_accompanied_milli: u32,
+    pub b_accompanied_milli: u32,
+    /// Following: `a`'s (resp. `b`'s) sittings (runs of moved buckets
+    /// with gaps under an hour), and how many of them began within two
+    /// hours after (or in the bucket of) a move of the other account, from
+    /// any address. A careful owner's second account only ever plays after
+    /// the first; two people each also play alone.
+    pub a_sittings: u32,
+    pub a_followed: u32,
+    pub b_sittings: u32,
+    pub b_followed: u32,
+    /// Two bodies: buckets in which both moved, from different networks.
+    pub apart: u32,
+    /// Co-travel: distinct uncrowded networks both moved from on one day.
+    pub networks: u32,
+    /// Days and addresses both moved from, and how many of those addresses
+    /// were crowded (many accounts on them that day).
+    pub shared_ip_days: u32,
+    pub crowded_ip_days: u32,
+    /// Hand-offs (at second resolution): moves of the two accounts within
+    /// seconds of each other (two bodies); switches from one account to the
+    /// other on one uncrowded address within the sitting horizon, split by
+    /// gap into quick (under 5 minutes), turns (under 30) and spaced (up to
+    /// two hours); and returns, switches back after the other account's run
+    /// of at most 30 minutes. Absent (0) in scans stored before them.
+    #[serde(default)]
+    pub close: u32,
+    #[serde(default)]
+    pub switches: u32,
+    #[serde(default)]
+    pub quick: u32,
+    #[serde(default)]
+    pub turns: u32,
+    #[serde(default)]
+    pub spaced: u32,
+    #[serde(default)]
+    pub returns: u32,
+    /// First mover: of the stretches of play (both accounts' moves, from any
+    /// address, with no pause over four hours) in which both moved, how many
+    /// `a` (resp. `b`) opened. One person tends to open his accounts in the
+    /// same order; a family taking turns, or housemates, in either order.
+    /// Absent (0) in scans stored before them.
+    #[serde(default)]
+    pub a_first: u32,
+    #[serde(default)]
+    pub b_first: u32,
+}
+
+impl Signals {
+    /// The same evidence seen from `b`'s side.
+    pub fn swapped(self) -> Signals {
+        Signals {
+            a_buckets: self.b_buckets,
+            b_buckets: self.a_buckets,
+            a_accompanied_milli: self.b_accompanied_milli,
+            b_accompanied_milli: self.a_accompanied_milli,
+            a_sittings: self.b_sittings,
+            a_followed: self.b_followed,
+            b_sittings: self.a_sittings,
+            b_followed: self.a_followed,
+            a_first: self.b_first,
+            b_first: self.a_first,
+            ..self
+        }
+    }
+}
