@@ -78,6 +78,15 @@ impl Rows {
         Some(rows)
     }
 
+    /// The moved buckets alone, for improved mode's signals.
+    pub fn moved_buckets(&self) -> MovedBuckets<'_> {
+        MovedBuckets {
+            at: &self.moved_at,
+            ip_from: &self.ip_from,
+            ips: &self.ips,
+        }
+    }
+
     fn end(&self) -> i64 {
         self.first + self.record.len() as i64
     }
@@ -100,6 +109,30 @@ impl Rows {
             hi += 1;
         }
         &self.ips[self.ip_from[lo] as usize..self.ip_from[hi] as usize]
+    }
+}
+
+/// A user's moved buckets, without the stalls: absolute bucket numbers
+/// (`bucket / B`), ascending, each with the addresses moved from in it.
+#[derive(Debug, Clone, Copy)]
+pub struct MovedBuckets<'r> {
+    pub at: &'r [i64],
+    ip_from: &'r [u32],
+    ips: &'r [IpId],
+}
+
+impl<'r> MovedBuckets<'r> {
+    pub fn len(&self) -> usize {
+        self.at.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.at.is_empty()
+    }
+
+    /// The addresses of the `i`-th moved bucket, in first-use order.
+    pub fn ips(&self, i: usize) -> &'r [IpId] {
+        &self.ips[self.ip_from[i] as usize..self.ip_from[i + 1] as usize]
     }
 }
 

@@ -87,6 +87,14 @@ impl<'s> Context<'s> {
         crate::score_directed(self.segments, self.season, &self.rows, a, b)
     }
 
+    /// The in-season moved buckets of `user`; `None` when its segments do
+    /// not start on multiples of the bucket size (never from the segmenter).
+    pub fn moved(&self, user: UserId) -> Option<crate::bits::MovedBuckets<'_>> {
+        self.rows[user as usize]
+            .as_ref()
+            .map(crate::bits::Rows::moved_buckets)
+    }
+
     /// The in-season segments of `user`.
     pub fn in_season(&self, user: UserId) -> &'s [schema::Segment] {
         crate::in_season(&self.segments.by_user[user as usize], self.season)

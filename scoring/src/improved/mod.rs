@@ -34,6 +34,7 @@
 
 pub mod context;
 pub mod handoffs;
+pub mod moved;
 pub mod order;
 pub mod signals;
 

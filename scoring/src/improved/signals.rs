@@ -30,7 +30,7 @@ pub fn signals(
         cx,
         side(cx, a, b, bs),
         side(cx, b, a, bs),
-        (a, b),
+        apart(cx, a, b),
         (a_days, b_days),
         handoffs(cx, a_moves, b_moves),
         first_movers(a_moves, b_moves),
@@ -41,7 +41,6 @@ pub fn signals(
 /// taken from the context.
 pub fn signals_of_users(cx: &Context<'_>, x: UserId, y: UserId) -> Signals {
     let bs = cx.segments.bucket_seconds;
-    let (a, b) = (cx.in_season(x), cx.in_season(y));
     let with_totals = |u: UserId, near: Side| {
         let (buckets, sittings) = cx.totals(u);
         Side {
@@ -50,11 +49,28 @@ pub fn signals_of_users(cx: &Context<'_>, x: UserId, y: UserId) -> Signals {
             ..near
         }
     };
+    // On the moved buckets of the bit rows when both have them (always,
+    // from the segmenter), else on the segments.
+    let (near_x, near_y, apart_xy) = match (cx.moved(x), cx.moved(y)) {
+        (Some(p), Some(q)) => (
+            super::moved::side_near(cx, p, q, bs),
+            super::moved::side_near(cx, q, p, bs),
+            super::moved::apart(cx, p, q),
+        ),
+        _ => {
+            let (a, b) = (cx.in_season(x), cx.in_season(y));
+            (
+                side_near(cx, a, b, bs),
+                side_near(cx, b, a, bs),
+                apart(cx, a, b),
+            )
+        }
+    };
     combine(
         cx,
-        with_totals(x, side_near(cx, a, b, bs)),
-        with_totals(y, side_near(cx, b, a, bs)),
-        (a, b),
+        with_totals(x, near_x),
+        with_totals(y, near_y),
+        apart_xy,
         (cx.ip_days(x), cx.ip_days(y)),
         handoffs(cx, cx.moves(x), cx.moves(y)),
         first_movers(cx.moves(x), cx.moves(y)),
@@ -65,7 +81,7 @@ fn combine(
     cx: &Context<'_>,
     x: Side,
     y: Side,
-    (a, b): (&[Segment], &[Segment]),
+    apart: u32,
     (a_days, b_days): (&[IpDay], &[IpDay]),
     h: Handoffs,
     (a_first, b_first): (u32, u32),
@@ -80,7 +96,7 @@ fn combine(
         b_buckets: y.buckets,
         a_accompanied_milli: (x.accompanied * 1000.0).round() as u32,
         b_accompanied_milli: (y.accompanied * 1000.0).round() as u32,
-        apart: apart(cx, a, b),
+        apart,
         networks,
         shared_ip_days,
         crowded_ip_days,
