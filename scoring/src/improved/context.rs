@@ -48,6 +48,9 @@ pub struct Context<'s> {
     networks: Vec<Option<u128>>,
     /// Per user: buckets moved in and sittings, in the season.
     totals: Vec<(u32, u32)>,
+    /// Per user: its own stretches of play in the season, for the first
+    /// mover.
+    stretches: Vec<Vec<(Epoch, Epoch)>>,
     /// Per user: the bit rows the reference score is walked on.
     rows: Vec<Option<crate::bits::Rows>>,
 }
@@ -71,7 +74,12 @@ impl<'s> Context<'s> {
                 super::signals::totals(crate::in_season(segs, season), segments.bucket_seconds)
             })
             .collect();
+        let stretches = (0..segments.by_user.len() as UserId)
+            .into_par_iter()
+            .map(|u| super::order::stretches(times.in_season(u, season)))
+            .collect();
         Context {
+            stretches,
             segments,
             season,
             times,
@@ -103,6 +111,11 @@ impl<'s> Context<'s> {
     /// The moves of `user` in the season, by second.
     pub fn moves(&self, user: UserId) -> &'s [(Epoch, IpId)] {
         self.times.in_season(user, self.season)
+    }
+
+    /// The own stretches of play of `user` in the season.
+    pub fn stretches(&self, user: UserId) -> &[(Epoch, Epoch)] {
+        &self.stretches[user as usize]
     }
 
     /// The buckets `user` moved in and its sittings, in the season.

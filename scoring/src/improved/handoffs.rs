@@ -134,6 +134,61 @@ pub fn handoffs(cx: &Context<'_>, a: &[(Epoch, IpId)], b: &[(Epoch, IpId)]) -> H
     out
 }
 
+/// [`handoffs`] as the scan computes it: the same counts, stepping over
+/// each run of one account's moves (a switch can only begin a run, and
+/// only a run's last move is the "previous move" of the next run) with a
+/// binary search instead of move by move.
+pub fn handoffs_by_runs(cx: &Context<'_>, a: &[(Epoch, IpId)], b: &[(Epoch, IpId)]) -> Handoffs {
+    let (a, b) = if a <= b { (a, b) } else { (b, a) };
+    let mut out = Handoffs {
+        close: close(a, b) + close(b, a),
+        ..Handoffs::default()
+    };
+    let mut prev: Option<(Epoch, IpId, bool)> = None;
+    let mut last_switch: Option<(Epoch, bool)> = None;
+    let (mut i, mut j) = (0usize, 0usize);
+    while i < a.len() || j < b.len() {
+        let from_b = j < b.len() && (i >= a.len() || b[j] < a[i]);
+        // The run: this account's moves before the other's next one, in
+        // the merge order of `handoffs` (ties go to `a`).
+        let (first, last) = if from_b {
+            let end = match a.get(i) {
+                Some(next) => j + b[j..].partition_point(|m| m < next),
+                None => b.len(),
+            };
+            let run = (b[j], b[end - 1]);
+            j = end;
+            run
+        } else {
+            let end = match b.get(j) {
+                Some(next) => i + a[i..].partition_point(|m| m <= next),
+                None => a.len(),
+            };
+            let run = (a[i], a[end - 1]);
+            i = end;
+            run
+        };
+        let (t, ip) = first;
+        if let Some((t0, ip0, _)) = prev {
+            let gap = t - t0;
+            if ip0 == ip && gap <= SITTING_SECONDS && cx.weight(day_of(t), ip) >= CROWDED_BELOW {
+                out.switches += 1;
+                match gap {
+                    g if g < QUICK_SECONDS => out.quick += 1,
+                    g if g < TURN_SECONDS => out.turns += 1,
+                    _ => out.spaced += 1,
+                }
+                if last_switch.is_some_and(|(s, ended)| ended == from_b && t0 - s <= TURN_SECONDS) {
+                    out.returns += 1;
+                }
+                last_switch = Some((t, !from_b));
+            }
+        }
+        prev = Some((last.0, last.1, from_b));
+    }
+    out
+}
+
 /// Moves of `a` with a move of `b` within [`CLOSE_SECONDS`] either side.
 fn close(a: &[(Epoch, IpId)], b: &[(Epoch, IpId)]) -> u32 {
     let mut lo = 0usize;

@@ -39,8 +39,8 @@ pub mod order;
 pub mod signals;
 
 pub use context::{crowd_weight, network_of, Context};
-pub use handoffs::{handoffs, Handoffs, MoveTimes};
-pub use order::first_movers;
+pub use handoffs::{handoffs, handoffs_by_runs, Handoffs, MoveTimes};
+pub use order::{first_movers, first_movers_by_stretches, stretches};
 pub use signals::signals;
 
 use crate::similarity::PairOutcome;

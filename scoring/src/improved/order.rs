@@ -55,6 +55,58 @@ pub fn first_movers(a: &[(Epoch, IpId)], b: &[(Epoch, IpId)]) -> (u32, u32) {
     out
 }
 
+/// One account's own stretches of play, as (first, last) second: runs of
+/// its moves (sorted by time) with no pause over [`STRETCH_GAP_SECONDS`].
+pub fn stretches(moves: &[(Epoch, IpId)]) -> Vec<(Epoch, Epoch)> {
+    let mut out: Vec<(Epoch, Epoch)> = Vec::new();
+    for &(t, _) in moves {
+        match out.last_mut() {
+            Some(s) if t - s.1 <= STRETCH_GAP_SECONDS => s.1 = t,
+            _ => out.push((t, t)),
+        }
+    }
+    out
+}
+
+/// [`first_movers`] as the scan computes it, from each account's own
+/// [`stretches`] (a few a week) instead of every move: the stretches of
+/// the pair are the own stretches of both joined where they lie within
+/// [`STRETCH_GAP_SECONDS`], and each account opens a joint stretch with
+/// the start of its first own stretch in it.
+pub fn first_movers_by_stretches(a: &[(Epoch, Epoch)], b: &[(Epoch, Epoch)]) -> (u32, u32) {
+    let mut out = (0u32, 0u32);
+    let mut first: (Option<Epoch>, Option<Epoch>) = (None, None);
+    let mut end: Option<Epoch> = None;
+    let close = |first: (Option<Epoch>, Option<Epoch>), out: &mut (u32, u32)| {
+        if let (Some(x), Some(y)) = first {
+            if x < y {
+                out.0 += 1;
+            } else if y < x {
+                out.1 += 1;
+            }
+        }
+    };
+    let (mut i, mut j) = (0usize, 0usize);
+    while i < a.len() || j < b.len() {
+        let from_b = j < b.len() && (i >= a.len() || b[j].0 < a[i].0);
+        let (start, last) = if from_b { b[j] } else { a[i] };
+        if from_b {
+            j += 1;
+        } else {
+            i += 1;
+        }
+        if end.is_some_and(|e| start - e > STRETCH_GAP_SECONDS) {
+            close(first, &mut out);
+            first = (None, None);
+        }
+        let mine = if from_b { &mut first.1 } else { &mut first.0 };
+        mine.get_or_insert(start);
+        end = Some(end.map_or(last, |e| e.max(last)));
+    }
+    close(first, &mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

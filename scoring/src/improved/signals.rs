@@ -2,8 +2,8 @@
 //! and crowded addresses (see [`schema::Signals`]).
 
 use super::context::Context;
-use super::handoffs::{handoffs, Handoffs};
-use super::order::first_movers;
+use super::handoffs::{handoffs, handoffs_by_runs, Handoffs};
+use super::order::{first_movers, first_movers_by_stretches};
 use schema::{day_of, Epoch, IpDay, IpId, Segment, Signals, UserId};
 
 /// One account's moves by second: (time, address), sorted.
@@ -72,8 +72,8 @@ pub fn signals_of_users(cx: &Context<'_>, x: UserId, y: UserId) -> Signals {
         with_totals(y, near_y),
         apart_xy,
         (cx.ip_days(x), cx.ip_days(y)),
-        handoffs(cx, cx.moves(x), cx.moves(y)),
-        first_movers(cx.moves(x), cx.moves(y)),
+        handoffs_by_runs(cx, cx.moves(x), cx.moves(y)),
+        first_movers_by_stretches(cx.stretches(x), cx.stretches(y)),
     )
 }
 

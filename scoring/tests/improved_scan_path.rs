@@ -1,0 +1,74 @@
+//! The scan's faster paths for hand-offs and the first mover give the same
+//! counts as the definitions they stand in for ([`handoffs`] move by move,
+//! [`first_movers`] on every move), on arbitrary moves by second: ties,
+//! runs of one account, moves seconds apart and pauses of hours.
+
+use detect_scoring::improved::{
+    first_movers, first_movers_by_stretches, handoffs, handoffs_by_runs, stretches, Context,
+    MoveTimes,
+};
+use proptest::prelude::*;
+use schema::{Epoch, IpDay, IpId, Names, Season, Segments};
+
+/// Accounts `a` and `b` and `crowd` others that moved from address 1 on
+/// day 0, so that address is crowded that day when `crowd` is large.
+fn world(crowd: u32) -> Segments {
+    let mut segs = Segments::new(1800);
+    let mut ips = Names::default();
+    for n in 0..4 {
+        ips.intern(&format!("10.0.0.{n}"));
+    }
+    for name in ["a", "b"] {
+        segs.users.intern(name);
+    }
+    for c in 0..crowd {
+        let u = segs.users.intern(&format!("c{c}"));
+        segs.ip_days.push(IpDay {
+            user: u,
+            day: 0,
+            ip: 1,
+        });
+    }
+    segs.by_user = vec![Vec::new(); segs.users.len()];
+    segs.ips = ips;
+    segs
+}
+
+/// Sorted moves: clustered within minutes, spread over hours, or both.
+fn moves() -> impl Strategy<Value = Vec<(Epoch, IpId)>> {
+    let time = prop_oneof![0i64..600, 0i64..20_000, 0i64..200_000];
+    prop::collection::vec((time, 0u32..3), 0..40).prop_map(|mut v| {
+        v.sort_unstable();
+        v
+    })
+}
+
+proptest! {
+    #[test]
+    fn hand_offs_by_runs_equal_hand_offs_move_by_move(a in moves(), b in moves(), crowd in 0u32..20) {
+        let segs = world(crowd);
+        let season = Season::inferred(1);
+        let times = MoveTimes::new(&segs);
+        let cx = Context::new(&segs, &season, &times);
+        prop_assert_eq!(handoffs_by_runs(&cx, &a, &b), handoffs(&cx, &a, &b));
+        prop_assert_eq!(handoffs_by_runs(&cx, &b, &a), handoffs(&cx, &b, &a));
+    }
+
+    #[test]
+    fn first_movers_by_stretches_equal_first_movers_on_every_move(a in moves(), b in moves()) {
+        let (sa, sb) = (stretches(&a), stretches(&b));
+        prop_assert_eq!(first_movers_by_stretches(&sa, &sb), first_movers(&a, &b));
+        prop_assert_eq!(first_movers_by_stretches(&sb, &sa), first_movers(&b, &a));
+    }
+}
+
+#[test]
+fn own_stretches_end_at_a_pause_of_over_four_hours() {
+    let h = 3600;
+    let at = |ts: &[i64]| ts.iter().map(|&t| (t, 0)).collect::<Vec<_>>();
+    assert_eq!(
+        stretches(&at(&[0, 4 * h, 8 * h + 1, 9 * h])),
+        vec![(0, 4 * h), (8 * h + 1, 9 * h)]
+    );
+    assert_eq!(stretches(&[]), vec![]);
+}
