@@ -140,10 +140,7 @@ pub fn handoffs(cx: &Context<'_>, a: &[(Epoch, IpId)], b: &[(Epoch, IpId)]) -> H
 /// binary search instead of move by move.
 pub fn handoffs_by_runs(cx: &Context<'_>, a: &[(Epoch, IpId)], b: &[(Epoch, IpId)]) -> Handoffs {
     let (a, b) = if a <= b { (a, b) } else { (b, a) };
-    let mut out = Handoffs {
-        close: close(a, b) + close(b, a),
-        ..Handoffs::default()
-    };
+    let mut out = Handoffs::default();
     let mut prev: Option<(Epoch, IpId, bool)> = None;
     let mut last_switch: Option<(Epoch, bool)> = None;
     let (mut i, mut j) = (0usize, 0usize);
@@ -151,24 +148,29 @@ pub fn handoffs_by_runs(cx: &Context<'_>, a: &[(Epoch, IpId)], b: &[(Epoch, IpId
         let from_b = j < b.len() && (i >= a.len() || b[j] < a[i]);
         // The run: this account's moves before the other's next one, in
         // the merge order of `handoffs` (ties go to `a`).
-        let (first, last) = if from_b {
-            let end = match a.get(i) {
-                Some(next) => j + b[j..].partition_point(|m| m < next),
-                None => b.len(),
-            };
-            let run = (b[j], b[end - 1]);
+        let (run, next) = if from_b {
+            let next = a.get(i);
+            let end = next.map_or(b.len(), |n| j + b[j..].partition_point(|m| m < n));
+            let run = &b[j..end];
             j = end;
-            run
+            (run, next)
         } else {
-            let end = match b.get(j) {
-                Some(next) => i + a[i..].partition_point(|m| m <= next),
-                None => a.len(),
-            };
-            let run = (a[i], a[end - 1]);
+            let next = b.get(j);
+            let end = next.map_or(a.len(), |n| i + a[i..].partition_point(|m| m <= n));
+            let run = &a[i..end];
             i = end;
-            run
+            (run, next)
         };
-        let (t, ip) = first;
+        // Close moves: the other account's nearest moves in time are the
+        // last one before the run and the first one after it.
+        let near_prev = prev.map_or(0, |(t0, _, _)| {
+            run.partition_point(|m| m.0 <= t0 + CLOSE_SECONDS)
+        });
+        let near_next = next.map_or(0, |n| {
+            run.len() - run.partition_point(|m| m.0 < n.0 - CLOSE_SECONDS)
+        });
+        out.close += (near_prev + near_next).min(run.len()) as u32;
+        let (t, ip) = run[0];
         if let Some((t0, ip0, _)) = prev {
             let gap = t - t0;
             if ip0 == ip && gap <= SITTING_SECONDS && cx.weight(day_of(t), ip) >= CROWDED_BELOW {
@@ -184,7 +186,8 @@ pub fn handoffs_by_runs(cx: &Context<'_>, a: &[(Epoch, IpId)], b: &[(Epoch, IpId
                 last_switch = Some((t, !from_b));
             }
         }
-        prev = Some((last.0, last.1, from_b));
+        let (t_last, ip_last) = run[run.len() - 1];
+        prev = Some((t_last, ip_last, from_b));
     }
     out
 }
