@@ -15,6 +15,7 @@ pub mod both_ways;
 pub mod candidates;
 pub mod cliques;
 pub mod improved;
+pub mod search;
 pub mod similarity;
 pub mod triage;
 

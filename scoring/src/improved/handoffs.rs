@@ -16,6 +16,7 @@
 
 use super::context::Context;
 use super::signals::{CROWDED_BELOW, SITTING_SECONDS};
+use crate::search::gallop;
 use schema::{day_of, Epoch, IpId, Season, Segments, UserId};
 
 /// Two moves of the two accounts within this many seconds: two bodies.
@@ -150,13 +151,13 @@ pub fn handoffs_by_runs(cx: &Context<'_>, a: &[(Epoch, IpId)], b: &[(Epoch, IpId
         // the merge order of `handoffs` (ties go to `a`).
         let (run, next) = if from_b {
             let next = a.get(i);
-            let end = next.map_or(b.len(), |n| j + b[j..].partition_point(|m| m < n));
+            let end = next.map_or(b.len(), |n| j + gallop(&b[j..], |m| m < n));
             let run = &b[j..end];
             j = end;
             (run, next)
         } else {
             let next = b.get(j);
-            let end = next.map_or(a.len(), |n| i + a[i..].partition_point(|m| m <= n));
+            let end = next.map_or(a.len(), |n| i + gallop(&a[i..], |m| m <= n));
             let run = &a[i..end];
             i = end;
             (run, next)

@@ -11,6 +11,7 @@
 use super::context::Context;
 use super::signals::{Side, SITTING_GAP_SECONDS, SITTING_SECONDS};
 use crate::bits::MovedBuckets;
+use crate::search::gallop;
 use schema::day_of;
 
 /// [`super::signals::side_near`] of `x` against `y` on moved buckets.
@@ -28,7 +29,7 @@ pub fn side_near(cx: &Context<'_>, x: MovedBuckets<'_>, y: MovedBuckets<'_>, bs:
         }
         let Some(&first) = y.at.get(lo) else { break };
         if first > k + horizon {
-            i += x.at[i..].partition_point(|&t| t < first - horizon);
+            i += gallop(&x.at[i..], |&t| t < first - horizon);
             continue;
         }
         let mut hi = lo;
@@ -59,9 +60,9 @@ pub fn apart(cx: &Context<'_>, x: MovedBuckets<'_>, y: MovedBuckets<'_>) -> u32 
     while i < x.len() && j < y.len() {
         let (p, q) = (x.at[i], y.at[j]);
         if p < q {
-            i += x.at[i..].partition_point(|&t| t < q);
+            i += gallop(&x.at[i..], |&t| t < q);
         } else if p > q {
-            j += y.at[j..].partition_point(|&t| t < p);
+            j += gallop(&y.at[j..], |&t| t < p);
         } else {
             let (ours, theirs) = (x.ips(i), y.ips(j));
             let near = ours
