@@ -53,8 +53,10 @@ impl Store {
 
         let users = &segments.users;
         let ips = &segments.ips;
-        let mut moved = Vec::new();
-        let mut stalls = Vec::new();
+        // Rows go out in chunks as they are made: the whole table of rows
+        // at once cost as much memory as the segments themselves.
+        let mut moved: Vec<MovedRow<'_>> = Vec::with_capacity(SAVE_CHUNK);
+        let mut stalls: Vec<StallRow<'_>> = Vec::with_capacity(SAVE_CHUNK);
         for (u, segs) in segments.by_user.iter().enumerate() {
             let name = users.name(u as u32);
             for seg in segs {
@@ -65,40 +67,17 @@ impl Store {
             for run in stall_runs(segs, segments.bucket_seconds) {
                 stalls.push((name, run.0, run.1, run.2.map(|ip| ips.name(ip))));
             }
+            if moved.len() >= SAVE_CHUNK {
+                insert_moved(self.backend, &mut tx, id, &moved).await?;
+                moved.clear();
+            }
+            if stalls.len() >= SAVE_CHUNK {
+                insert_stalls(self.backend, &mut tx, id, &stalls).await?;
+                stalls.clear();
+            }
         }
-        insert_rows(
-            self.backend,
-            &mut tx,
-            "segment_moves (segmentation_id, username, bucket, ip, move_count, rank)",
-            6,
-            "",
-            &moved,
-            |q, &(user, bucket, ip, count, rank)| {
-                q.bind(id)
-                    .bind(user.to_owned())
-                    .bind(bucket)
-                    .bind(ip.to_owned())
-                    .bind(count)
-                    .bind(rank)
-            },
-        )
-        .await?;
-        insert_rows(
-            self.backend,
-            &mut tx,
-            "segment_stalls (segmentation_id, username, first_bucket, last_bucket, ip)",
-            5,
-            "",
-            &stalls,
-            |q, &(user, first, last, ip)| {
-                q.bind(id)
-                    .bind(user.to_owned())
-                    .bind(first)
-                    .bind(last)
-                    .bind(ip.map(str::to_owned))
-            },
-        )
-        .await?;
+        insert_moved(self.backend, &mut tx, id, &moved).await?;
+        insert_stalls(self.backend, &mut tx, id, &stalls).await?;
         insert_rows(
             self.backend,
             &mut tx,
@@ -300,6 +279,65 @@ impl Store {
             None => None,
         })
     }
+}
+
+/// Rows saved per chunk of a segmentation.
+const SAVE_CHUNK: usize = 50_000;
+
+/// A `segment_moves` row: user, bucket, IP, move count, rank.
+type MovedRow<'s> = (&'s str, Epoch, &'s str, i64, i64);
+/// A `segment_stalls` row: user, first and last bucket, IP.
+type StallRow<'s> = (&'s str, Epoch, Epoch, Option<&'s str>);
+
+async fn insert_moved(
+    backend: super::Backend,
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    id: i64,
+    rows: &[MovedRow<'_>],
+) -> Result<()> {
+    insert_rows(
+        backend,
+        tx,
+        "segment_moves (segmentation_id, username, bucket, ip, move_count, rank)",
+        6,
+        "",
+        rows,
+        |q, &(user, bucket, ip, count, rank)| {
+            q.bind(id)
+                .bind(user.to_owned())
+                .bind(bucket)
+                .bind(ip.to_owned())
+                .bind(count)
+                .bind(rank)
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+async fn insert_stalls(
+    backend: super::Backend,
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    id: i64,
+    rows: &[StallRow<'_>],
+) -> Result<()> {
+    insert_rows(
+        backend,
+        tx,
+        "segment_stalls (segmentation_id, username, first_bucket, last_bucket, ip)",
+        5,
+        "",
+        rows,
+        |q, &(user, first, last, ip)| {
+            q.bind(id)
+                .bind(user.to_owned())
+                .bind(first)
+                .bind(last)
+                .bind(ip.map(str::to_owned))
+        },
+    )
+    .await?;
+    Ok(())
 }
 
 /// Runs of consecutive stalled buckets with the same stall IP:
