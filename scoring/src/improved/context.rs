@@ -48,6 +48,9 @@ pub struct Context<'s> {
     networks: Vec<Option<u128>>,
     /// Per user: buckets moved in and sittings, in the season.
     totals: Vec<(u32, u32)>,
+    /// Per user: where its sightings begin in `segments.ip_days` (one more
+    /// entry than users, the last the end).
+    ip_days_from: Vec<u32>,
     /// Per user: its own stretches of play in the season, for the first
     /// mover.
     stretches: Vec<Vec<(Epoch, Epoch)>>,
@@ -78,7 +81,13 @@ impl<'s> Context<'s> {
             .into_par_iter()
             .map(|u| super::order::stretches(times.in_season(u, season)))
             .collect();
+        let users = segments.by_user.len().max(segments.users.len());
+        let mut ip_days_from = Vec::with_capacity(users + 1);
+        for u in 0..=users {
+            ip_days_from.push(segments.ip_days.partition_point(|d| (d.user as usize) < u) as u32);
+        }
         Context {
+            ip_days_from,
             stretches,
             segments,
             season,
@@ -148,9 +157,10 @@ impl<'s> Context<'s> {
     /// The (day, address) sightings of `user`, sorted.
     pub fn ip_days(&self, user: UserId) -> &'s [IpDay] {
         let all = &self.segments.ip_days;
-        let lo = all.partition_point(|d| d.user < user);
-        let hi = all.partition_point(|d| d.user <= user);
-        &all[lo..hi]
+        match self.ip_days_from.get(user as usize..user as usize + 2) {
+            Some(&[lo, hi]) => &all[lo as usize..hi as usize],
+            _ => &[],
+        }
     }
 }
 
