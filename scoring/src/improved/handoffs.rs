@@ -111,24 +111,8 @@ pub fn handoffs(cx: &Context<'_>, a: &[(Epoch, IpId)], b: &[(Epoch, IpId)]) -> H
         } else {
             i += 1;
         }
-        if let Some((t0, ip0, who0)) = prev {
-            let gap = t - t0;
-            if who0 != from_b
-                && ip0 == ip
-                && gap <= SITTING_SECONDS
-                && cx.weight(day_of(t), ip) >= CROWDED_BELOW
-            {
-                out.switches += 1;
-                match gap {
-                    g if g < QUICK_SECONDS => out.quick += 1,
-                    g if g < TURN_SECONDS => out.turns += 1,
-                    _ => out.spaced += 1,
-                }
-                if last_switch.is_some_and(|(s, ended)| ended == from_b && t0 - s <= TURN_SECONDS) {
-                    out.returns += 1;
-                }
-                last_switch = Some((t, who0));
-            }
+        if let Some(p) = prev.filter(|p| p.2 != from_b) {
+            count_switch(cx, &mut out, &mut last_switch, p, (t, ip));
         }
         prev = Some((t, ip, from_b));
     }
@@ -171,26 +155,40 @@ pub fn handoffs_by_runs(cx: &Context<'_>, a: &[(Epoch, IpId)], b: &[(Epoch, IpId
             run.len() - run.partition_point(|m| m.0 < n.0 - CLOSE_SECONDS)
         });
         out.close += (near_prev + near_next).min(run.len()) as u32;
-        let (t, ip) = run[0];
-        if let Some((t0, ip0, _)) = prev {
-            let gap = t - t0;
-            if ip0 == ip && gap <= SITTING_SECONDS && cx.weight(day_of(t), ip) >= CROWDED_BELOW {
-                out.switches += 1;
-                match gap {
-                    g if g < QUICK_SECONDS => out.quick += 1,
-                    g if g < TURN_SECONDS => out.turns += 1,
-                    _ => out.spaced += 1,
-                }
-                if last_switch.is_some_and(|(s, ended)| ended == from_b && t0 - s <= TURN_SECONDS) {
-                    out.returns += 1;
-                }
-                last_switch = Some((t, !from_b));
-            }
+        if let Some(p) = prev {
+            count_switch(cx, &mut out, &mut last_switch, p, run[0]);
         }
         let (t_last, ip_last) = run[run.len() - 1];
         prev = Some((t_last, ip_last, from_b));
     }
     out
+}
+
+/// Counts a switch when the move `(t, ip)` follows `prev`, a move of the
+/// other account, from the same uncrowded address within the sitting
+/// horizon; `last_switch` is the time of the previous switch's move and
+/// whose run it ended.
+fn count_switch(
+    cx: &Context<'_>,
+    out: &mut Handoffs,
+    last_switch: &mut Option<(Epoch, bool)>,
+    (t0, ip0, who0): (Epoch, IpId, bool),
+    (t, ip): (Epoch, IpId),
+) {
+    let gap = t - t0;
+    if ip0 != ip || gap > SITTING_SECONDS || cx.weight(day_of(t), ip) < CROWDED_BELOW {
+        return;
+    }
+    out.switches += 1;
+    match gap {
+        g if g < QUICK_SECONDS => out.quick += 1,
+        g if g < TURN_SECONDS => out.turns += 1,
+        _ => out.spaced += 1,
+    }
+    if last_switch.is_some_and(|(s, ended)| ended != who0 && t0 - s <= TURN_SECONDS) {
+        out.returns += 1;
+    }
+    *last_switch = Some((t, who0));
 }
 
 /// Moves of `a` with a move of `b` within [`CLOSE_SECONDS`] either side.

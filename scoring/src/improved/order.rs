@@ -25,15 +25,6 @@ pub fn first_movers(a: &[(Epoch, IpId)], b: &[(Epoch, IpId)]) -> (u32, u32) {
     // move of either.
     let mut first: (Option<Epoch>, Option<Epoch>) = (None, None);
     let mut last: Option<Epoch> = None;
-    let close = |first: (Option<Epoch>, Option<Epoch>), out: &mut (u32, u32)| {
-        if let (Some(x), Some(y)) = first {
-            if x < y {
-                out.0 += 1;
-            } else if y < x {
-                out.1 += 1;
-            }
-        }
-    };
     let (mut i, mut j) = (0usize, 0usize);
     while i < a.len() || j < b.len() {
         let from_b = j < b.len() && (i >= a.len() || b[j].0 < a[i].0);
@@ -53,6 +44,17 @@ pub fn first_movers(a: &[(Epoch, IpId)], b: &[(Epoch, IpId)]) -> (u32, u32) {
     }
     close(first, &mut out);
     out
+}
+
+/// Counts who opened a stretch, given each account's first move in it.
+fn close(first: (Option<Epoch>, Option<Epoch>), out: &mut (u32, u32)) {
+    if let (Some(x), Some(y)) = first {
+        if x < y {
+            out.0 += 1;
+        } else if y < x {
+            out.1 += 1;
+        }
+    }
 }
 
 /// One account's own stretches of play, as (first, last) second: runs of
@@ -77,15 +79,6 @@ pub fn first_movers_by_stretches(a: &[(Epoch, Epoch)], b: &[(Epoch, Epoch)]) -> 
     let mut out = (0u32, 0u32);
     let mut first: (Option<Epoch>, Option<Epoch>) = (None, None);
     let mut end: Option<Epoch> = None;
-    let close = |first: (Option<Epoch>, Option<Epoch>), out: &mut (u32, u32)| {
-        if let (Some(x), Some(y)) = first {
-            if x < y {
-                out.0 += 1;
-            } else if y < x {
-                out.1 += 1;
-            }
-        }
-    };
     let (mut i, mut j) = (0usize, 0usize);
     while i < a.len() || j < b.len() {
         let from_b = j < b.len() && (i >= a.len() || b[j].0 < a[i].0);
