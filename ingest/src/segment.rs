@@ -192,24 +192,18 @@ impl Segmenter {
     /// [`Segmenter::finish`] for moves pushed by ids from the caller's own
     /// tables of names.
     pub fn finish_with_names(self, users: Names, games: Names, ips: Names) -> Segments {
+        use rayon::prelude::*;
         let mut by_user = self.segs;
         by_user.resize_with(users.len().max(by_user.len()), Vec::new);
-        for segs in &mut by_user {
-            let mut next_ip = None;
-            for seg in segs.iter_mut().rev() {
-                if seg.stalled {
-                    seg.stall_ip = next_ip.map(schema::StallIp::new);
-                }
-                if let Some(&(ip, _)) = seg.moves.first() {
-                    next_ip = Some(ip);
-                }
-            }
-            // Growth left up to half of each list unused; a shrink in
-            // place gives it back before scoring allocates.
-            segs.shrink_to_fit();
-        }
-        let mut ip_days: Vec<IpDay> = self.ip_days.into_iter().collect();
-        ip_days.sort_unstable();
+        let sightings = self.ip_days;
+        let (_, ip_days) = rayon::join(
+            || by_user.par_iter_mut().for_each(finish_user),
+            || {
+                let mut ip_days: Vec<IpDay> = sightings.into_iter().collect();
+                ip_days.par_sort_unstable();
+                ip_days
+            },
+        );
         let game_days = GameDays::merge(self.game_days);
         Segments {
             bucket_seconds: self.bucket_seconds,
@@ -221,6 +215,22 @@ impl Segmenter {
             game_days,
         }
     }
+}
+
+/// Gives each of a user's stalls the IP of their next move, and hands back
+/// what growth left unused (up to half of the list) before scoring
+/// allocates.
+fn finish_user(segs: &mut Vec<Segment>) {
+    let mut next_ip = None;
+    for seg in segs.iter_mut().rev() {
+        if seg.stalled {
+            seg.stall_ip = next_ip.map(schema::StallIp::new);
+        }
+        if let Some(&(ip, _)) = seg.moves.first() {
+            next_ip = Some(ip);
+        }
+    }
+    segs.shrink_to_fit();
 }
 
 fn stall(bucket: Epoch) -> Segment {
