@@ -1,6 +1,7 @@
 //! Directed pairs gathered into unordered pairs, both directions side by
 //! side: how reports show a pair.
 
+use rayon::slice::ParallelSliceMut;
 use rustc_hash::FxHashMap;
 use schema::{PairScore, ScanResult};
 
@@ -50,7 +51,8 @@ pub fn both_ways(result: &ScanResult, all: bool) -> Vec<BothWays<'_>> {
         .map(|((a, b), (ab, ba))| BothWays { a, b, ab, ba })
         .filter(|w| all || w.max() >= t)
         .collect();
-    out.sort_by(|x, y| {
+    // Each unordered pair once: the unstable sort's order is the one order.
+    out.par_sort_unstable_by(|x, y| {
         y.max()
             .total_cmp(&x.max())
             .then_with(|| (x.a, x.b).cmp(&(y.a, y.b)))

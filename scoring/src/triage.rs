@@ -9,6 +9,7 @@
 //! Reports, the web pages and the daemon's alerts all call [`triage`].
 
 use crate::both_ways::{both_ways, BothWays};
+use rustc_hash::FxHashMap;
 use schema::{Clique, ScanResult, Verdict};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -60,7 +61,7 @@ pub struct Triage<'a> {
 /// The newest verdict of each unordered pair `(a, b)`, `a < b`: its own or
 /// that of a clique verdict containing both.
 pub struct VerdictIndex<'v> {
-    by_pair: HashMap<(&'v str, &'v str), &'v Verdict>,
+    by_pair: FxHashMap<(&'v str, &'v str), &'v Verdict>,
 }
 
 fn newer(x: &Verdict, y: &Verdict) -> bool {
@@ -69,7 +70,7 @@ fn newer(x: &Verdict, y: &Verdict) -> bool {
 
 impl<'v> VerdictIndex<'v> {
     pub fn new(verdicts: &'v [Verdict]) -> Self {
-        let mut by_pair: HashMap<(&str, &str), &Verdict> = HashMap::new();
+        let mut by_pair: FxHashMap<(&str, &str), &Verdict> = FxHashMap::default();
         for v in verdicts {
             for (i, a) in v.accounts.iter().enumerate() {
                 for b in &v.accounts[i + 1..] {
@@ -86,6 +87,9 @@ impl<'v> VerdictIndex<'v> {
 
     /// The current verdict of the pair, in either order.
     pub fn current(&self, a: &str, b: &str) -> Option<&'v Verdict> {
+        if self.by_pair.is_empty() {
+            return None;
+        }
         let key = if a < b { (a, b) } else { (b, a) };
         self.by_pair.get(&key).copied()
     }
