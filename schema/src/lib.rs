@@ -13,6 +13,7 @@
 
 pub mod ip_counts;
 pub mod model;
+mod names;
 pub mod pseudonym;
 pub mod rules;
 pub mod season;

@@ -2,7 +2,6 @@
 //! the pictures.
 
 use crate::signals::Signals;
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 /// Seconds since the Unix epoch, UTC.
@@ -40,51 +39,7 @@ pub fn day_of(t: Epoch) -> i64 {
     t.div_euclid(SECONDS_PER_DAY)
 }
 
-/// Interned names (users, IPs, games): a dense id for each distinct string.
-#[derive(Debug, Clone, Default)]
-pub struct Names {
-    names: Vec<String>,
-    index: FxHashMap<String, u32>,
-}
-
-impl Names {
-    /// The id of `name`, adding it if new.
-    pub fn intern(&mut self, name: &str) -> u32 {
-        if let Some(&id) = self.index.get(name) {
-            return id;
-        }
-        let id = self.names.len() as u32;
-        self.names.push(name.to_owned());
-        self.index.insert(name.to_owned(), id);
-        id
-    }
-
-    /// The id of `name`, if known.
-    pub fn get(&self, name: &str) -> Option<u32> {
-        self.index.get(name).copied()
-    }
-
-    /// The name behind `id`.
-    ///
-    /// # Panics
-    /// If `id` was not handed out by this table.
-    pub fn name(&self, id: u32) -> &str {
-        &self.names[id as usize]
-    }
-
-    pub fn len(&self) -> usize {
-        self.names.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
-
-    /// All names, by id.
-    pub fn as_slice(&self) -> &[String] {
-        &self.names
-    }
-}
+pub use crate::names::Names;
 
 /// The state of a user in one bucket, or in a window of buckets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
