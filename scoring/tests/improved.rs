@@ -1,5 +1,5 @@
 //! Improved mode's signals, each on a hand-worked example, through tables;
-//! and properties of the improved score.
+//! and properties of the improved score (hand-offs: `improved_handoffs.rs`).
 //!
 //! Timelines are written one bucket per word, `k0` first, as in
 //! `similarity.rs`: `.` idle, `S` stalled, `M1` moved from IP 1, `M1+2`
@@ -8,73 +8,12 @@
 //! `h:0`, a hashed address whose network is unknown. Buckets are 30
 //! minutes, days are 48 buckets.
 
-use detect_scoring::improved::{self, handoffs, signals, Context, Handoffs, MoveTimes, MODEL};
+use detect_scoring::improved::{self, signals, Context, MoveTimes, MODEL};
 use proptest::prelude::*;
-use schema::{day_of, IpDay, Names, Season, Segment, Segments, Signals};
+use schema::{Season, Segments, Signals};
 
-const B: i64 = 1800;
-
-fn address(n: u32) -> String {
-    if n == 0 {
-        "h:0".into()
-    } else {
-        format!("10.0.{}.{}", n / 10, n % 10)
-    }
-}
-
-/// Segments of users `a`, `b` and `crowd` extra accounts that moved from
-/// IP `crowd_ip` in bucket 0.
-fn world(a: &str, b: &str, crowd: u32, crowd_ip: u32) -> Segments {
-    let mut segs = Segments::new(B);
-    let mut ips = Names::default();
-    let mut add = |segs: &mut Segments, name: &str, spec: &str| {
-        let u = segs.users.intern(name);
-        let list: Vec<Segment> = spec
-            .split_whitespace()
-            .enumerate()
-            .filter(|(_, w)| *w != ".")
-            .map(|(k, w)| {
-                let (stalled, rest) = match w.strip_prefix('S') {
-                    Some(r) => (true, r),
-                    None => (false, w),
-                };
-                let moves = rest
-                    .strip_prefix('M')
-                    .map(|l| {
-                        l.split('+')
-                            .map(|n| (ips.intern(&address(n.parse().expect("IP"))), 1))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                Segment {
-                    bucket: k as i64 * B,
-                    moves,
-                    stalled,
-                    stall_ip: None,
-                }
-            })
-            .collect();
-        for s in &list {
-            for &(ip, _) in &s.moves {
-                segs.ip_days.push(IpDay {
-                    user: u,
-                    day: day_of(s.bucket),
-                    ip,
-                });
-            }
-        }
-        segs.by_user.push(list);
-    };
-    add(&mut segs, "a", a);
-    add(&mut segs, "b", b);
-    for c in 0..crowd {
-        add(&mut segs, &format!("c{c}"), &format!("M{crowd_ip}"));
-    }
-    segs.ips = ips;
-    segs.ip_days.sort_unstable();
-    segs.ip_days.dedup();
-    segs
-}
+mod common;
+use common::world;
 
 /// The moves by second of a world: each move of a bucket one minute after
 /// the one before, from the bucket's start.
@@ -347,123 +286,6 @@ fn the_model_reads_a_careful_owner_above_a_family_at_one_computer() {
     let p = |s: &Signals| MODEL.probability(&improved::features(0.6, 0.55, s));
     assert!(p(&owner) > p(&family), "{} <= {}", p(&owner), p(&family));
     assert!((0.0..=1.0).contains(&p(&owner)));
-}
-
-/// One hand-off row: a's and b's moves as (second, address id), extra
-/// accounts on address 0 that day, the expected hand-offs, and why.
-type HandoffRow<'a> = (&'a [(i64, u32)], &'a [(i64, u32)], u32, Handoffs, &'a str);
-
-fn h(close: u32, switches: u32, quick: u32, turns: u32, spaced: u32, returns: u32) -> Handoffs {
-    Handoffs {
-        close,
-        switches,
-        quick,
-        turns,
-        spaced,
-        returns,
-    }
-}
-
-#[test]
-fn hand_offs_bin_each_switch_on_one_address_by_its_gap() {
-    // Address 0 is IP 1 of `world` (crowdable), address 7 another one.
-    let rows: &[HandoffRow] = &[
-        (
-            &[(0, 0), (600, 0)],
-            &[(900, 0)],
-            0,
-            h(0, 1, 0, 1, 0, 0),
-            "a's last move at 600 s, b's first at 900 s: one turn of 5 minutes",
-        ),
-        (
-            &[(0, 0), (100, 0), (200, 0)],
-            &[(50, 0), (150, 0)],
-            0,
-            h(0, 4, 4, 0, 0, 3),
-            "two tabs: four quick switches, the last three back to an account that moved 50 s before",
-        ),
-        (
-            &[(0, 0), (1200, 0)],
-            &[(2400, 0), (3000, 0)],
-            0,
-            h(0, 1, 0, 1, 0, 0),
-            "a family: one hand-over after a 20-minute turn",
-        ),
-        (
-            &[(0, 0)],
-            &[(3600, 0)],
-            0,
-            h(0, 1, 0, 0, 1, 0),
-            "a careful owner: the second account an hour after the first",
-        ),
-        (
-            &[(0, 0)],
-            &[(7201, 0)],
-            0,
-            h(0, 0, 0, 0, 0, 0),
-            "more than two hours apart: no switch",
-        ),
-        (
-            &[(0, 0)],
-            &[(60, 7)],
-            0,
-            h(0, 0, 0, 0, 0, 0),
-            "another address: no switch",
-        ),
-        (
-            &[(0, 0), (30, 0)],
-            &[(10, 0)],
-            0,
-            h(2, 2, 2, 0, 0, 1),
-            "10 s apart, both ways: two close moves (two bodies), and a return",
-        ),
-        (
-            &[(0, 0), (2000, 0)],
-            &[(60, 0), (1960, 0)],
-            0,
-            h(0, 2, 2, 0, 0, 0),
-            "b's run lasted 1900 s, more than half an hour: not a return",
-        ),
-        (
-            &[(0, 0)],
-            &[(60, 0)],
-            20,
-            h(0, 0, 0, 0, 0, 0),
-            "22 accounts on address 0 that day: crowded, no switch",
-        ),
-        (
-            &[(0, 0)],
-            &[(60, 0)],
-            5,
-            h(0, 1, 1, 0, 0, 0),
-            "7 accounts on address 0 (weight 0.92): not crowded",
-        ),
-    ];
-    for &(a, b, crowd, want, why) in rows {
-        let segs = world("M1", "M1", crowd, 1);
-        let times = MoveTimes::new(&segs);
-        let season = Season::inferred(1);
-        let cx = Context::new(&segs, &season, &times);
-        assert_eq!(handoffs(&cx, a, b), want, "{why}");
-        assert_eq!(handoffs(&cx, b, a), want, "{why} (swapped)");
-    }
-}
-
-#[test]
-fn move_times_keep_the_season_and_known_names_only() {
-    let segs = world("M1", "M2", 0, 1);
-    let mut times = MoveTimes::new(&segs);
-    times.push(&segs, "b", 500, "10.0.0.2");
-    times.push(&segs, "b", 100, "10.0.0.1");
-    times.push(&segs, "nobody", 100, "10.0.0.1");
-    times.push(&segs, "b", 200, "10.9.9.9");
-    let times = times.finish();
-    let ip = |n| segs.ips.get(&address(n)).expect("ip");
-    let all = Season::inferred(1);
-    assert_eq!(times.in_season(1, &all), &[(100, ip(1)), (500, ip(2))]);
-    assert_eq!(times.in_season(0, &all), &[]);
-    let late = Season::new(1, Some(150), Some(600), None).expect("season");
-    assert_eq!(times.in_season(1, &late), &[(500, ip(2))]);
 }
 
 fn spec() -> impl Strategy<Value = String> {

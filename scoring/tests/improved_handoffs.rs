@@ -1,0 +1,126 @@
+//! Improved mode's hand-offs on hand-worked moves by second, through a
+//! table, and the moves by second it reads them from. Worlds as in
+//! `improved.rs`: address id 0 is IP 1 of `world`, which extra accounts
+//! crowd.
+
+mod common;
+use common::{address, world};
+use detect_scoring::improved::{handoffs, Context, Handoffs, MoveTimes};
+use schema::Season;
+
+/// One hand-off row: a's and b's moves as (second, address id), extra
+/// accounts on address 0 that day, the expected hand-offs, and why.
+type HandoffRow<'a> = (&'a [(i64, u32)], &'a [(i64, u32)], u32, Handoffs, &'a str);
+
+fn h(close: u32, switches: u32, quick: u32, turns: u32, spaced: u32, returns: u32) -> Handoffs {
+    Handoffs {
+        close,
+        switches,
+        quick,
+        turns,
+        spaced,
+        returns,
+    }
+}
+
+#[test]
+fn hand_offs_bin_each_switch_on_one_address_by_its_gap() {
+    // Address 0 is IP 1 of `world` (crowdable), address 7 another one.
+    let rows: &[HandoffRow] = &[
+        (
+            &[(0, 0), (600, 0)],
+            &[(900, 0)],
+            0,
+            h(0, 1, 0, 1, 0, 0),
+            "a's last move at 600 s, b's first at 900 s: one turn of 5 minutes",
+        ),
+        (
+            &[(0, 0), (100, 0), (200, 0)],
+            &[(50, 0), (150, 0)],
+            0,
+            h(0, 4, 4, 0, 0, 3),
+            "two tabs: four quick switches, the last three back to an account that moved 50 s before",
+        ),
+        (
+            &[(0, 0), (1200, 0)],
+            &[(2400, 0), (3000, 0)],
+            0,
+            h(0, 1, 0, 1, 0, 0),
+            "a family: one hand-over after a 20-minute turn",
+        ),
+        (
+            &[(0, 0)],
+            &[(3600, 0)],
+            0,
+            h(0, 1, 0, 0, 1, 0),
+            "a careful owner: the second account an hour after the first",
+        ),
+        (
+            &[(0, 0)],
+            &[(7201, 0)],
+            0,
+            h(0, 0, 0, 0, 0, 0),
+            "more than two hours apart: no switch",
+        ),
+        (
+            &[(0, 0)],
+            &[(60, 7)],
+            0,
+            h(0, 0, 0, 0, 0, 0),
+            "another address: no switch",
+        ),
+        (
+            &[(0, 0), (30, 0)],
+            &[(10, 0)],
+            0,
+            h(2, 2, 2, 0, 0, 1),
+            "10 s apart, both ways: two close moves (two bodies), and a return",
+        ),
+        (
+            &[(0, 0), (2000, 0)],
+            &[(60, 0), (1960, 0)],
+            0,
+            h(0, 2, 2, 0, 0, 0),
+            "b's run lasted 1900 s, more than half an hour: not a return",
+        ),
+        (
+            &[(0, 0)],
+            &[(60, 0)],
+            20,
+            h(0, 0, 0, 0, 0, 0),
+            "22 accounts on address 0 that day: crowded, no switch",
+        ),
+        (
+            &[(0, 0)],
+            &[(60, 0)],
+            5,
+            h(0, 1, 1, 0, 0, 0),
+            "7 accounts on address 0 (weight 0.92): not crowded",
+        ),
+    ];
+    for &(a, b, crowd, want, why) in rows {
+        let segs = world("M1", "M1", crowd, 1);
+        let times = MoveTimes::new(&segs);
+        let season = Season::inferred(1);
+        let cx = Context::new(&segs, &season, &times);
+        assert_eq!(handoffs(&cx, a, b), want, "{why}");
+        assert_eq!(handoffs(&cx, b, a), want, "{why} (swapped)");
+    }
+}
+
+#[test]
+fn move_times_keep_the_season_and_known_names_only() {
+    let segs = world("M1", "M2", 0, 1);
+    let mut times = MoveTimes::new(&segs);
+    times.push(&segs, "b", 500, "10.0.0.2");
+    times.push(&segs, "b", 100, "10.0.0.1");
+    times.push(&segs, "nobody", 100, "10.0.0.1");
+    times.push(&segs, "b", 200, "10.9.9.9");
+    let times = times.finish();
+    let ip = |n| segs.ips.get(&address(n)).expect("ip");
+    let all = Season::inferred(1);
+    assert_eq!(times.in_season(1, &all), &[(100, ip(1)), (500, ip(2))]);
+    assert_eq!(times.in_season(0, &all), &[]);
+    let late = Season::new(1, Some(150), Some(600), None).expect("season");
+    assert_eq!(times.in_season(1, &late), &[(500, ip(2))]);
+}
