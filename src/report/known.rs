@@ -6,10 +6,10 @@
 use super::{write_csv, write_json, write_text, ScanInfo};
 use anyhow::Context;
 use ingest::time::format_utc;
+use rustc_hash::FxHashMap;
 use schema::{PairScore, ScanResult, Season, Verdict};
 use scoring::triage::{to_review, Triage};
 use serde::Serialize;
-use std::collections::HashMap;
 use std::io::Write;
 use viz::escape::terminal;
 
@@ -193,7 +193,10 @@ pub fn write_csv_reviewed(
     r: &Reviewed,
     all: bool,
 ) -> anyhow::Result<()> {
-    let mut status: HashMap<(&str, &str), [&'static str; 2]> = HashMap::new();
+    // Every listed pair has an entry (with --all, every pair of the scan):
+    // a fast hash, as in the triage that made them.
+    let mut status: FxHashMap<(&str, &str), [&'static str; 2]> = FxHashMap::default();
+    status.reserve(r.triage.flags.len() + r.triage.known.len());
     let threshold = result.params.threshold;
     for f in &r.triage.flags {
         let s = match (f.reopened, f.pair.max() >= threshold) {
