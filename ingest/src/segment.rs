@@ -42,6 +42,9 @@ pub struct Segmenter {
     /// Per user: the day, IP and game of their latest move, whose sighting
     /// and run of game days are already recorded (most moves repeat them).
     latest: Vec<(i64, IpId, u32)>,
+    /// Every move so far came at or after its user's latest record, so all
+    /// but each user's latest segment are settled.
+    in_time_order: bool,
 }
 
 impl Segmenter {
@@ -60,6 +63,7 @@ impl Segmenter {
             game_days: Vec::new(),
             open_run: FxHashMap::default(),
             latest: Vec::new(),
+            in_time_order: true,
         }
     }
 
@@ -116,7 +120,10 @@ impl Segmenter {
         let last = self.last_bucket[game as usize];
         let segs = &mut self.segs[user as usize];
         match segs.last().map(|s| s.bucket) {
-            Some(top) if top > b => general_path(segs, b, ip, last, bs),
+            Some(top) if top > b => {
+                self.in_time_order = false;
+                general_path(segs, b, ip, last, bs)
+            }
             _ => {
                 // Time order: every record of the user is at or before b.
                 let at_b = segs.last().is_some_and(|s| s.bucket == b);
@@ -178,6 +185,41 @@ impl Segmenter {
             });
             self.open_run.insert((user, game), runs.len() - 1);
         }
+    }
+
+    /// The names of the users, IPs and games pushed so far.
+    pub fn names(&self) -> (&Names, &Names, &Names) {
+        (&self.users, &self.ips, &self.games)
+    }
+
+    /// Hands over, per user, segments no later move can change, with their
+    /// stall IPs set: on time-sorted input, every segment but the user's
+    /// latest two. The latest (a moved bucket) still takes moves; the one
+    /// before it is where the walk of another move into that bucket stops.
+    /// A stall is only ever made by the walk just before the move that
+    /// follows it, so its IP is already known; a run of stalls always ends
+    /// at that moved bucket, so runs never span two hand-overs. What
+    /// [`Segmenter::finish`] returns afterwards is the rest: together they
+    /// are exactly the segments `finish` alone returns.
+    ///
+    /// # Panics
+    /// If a move came before its user's latest record (reference order on
+    /// unsorted input), where earlier segments can still change.
+    pub fn take_settled(&mut self) -> Vec<(UserId, Vec<Segment>)> {
+        assert!(
+            self.in_time_order,
+            "settled segments exist only for moves in time order"
+        );
+        let mut settled = Vec::new();
+        for (user, segs) in self.segs.iter_mut().enumerate() {
+            if segs.len() < 3 {
+                continue;
+            }
+            finish_user(segs);
+            let open = segs.split_off(segs.len() - 2);
+            settled.push((user as UserId, std::mem::replace(segs, open)));
+        }
+        settled
     }
 
     /// Gives each stall the IP of the user's next move (the first IP of the
