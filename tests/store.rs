@@ -75,3 +75,104 @@ fn a_report_reuses_the_current_scan_of_its_bucket_size() {
     db.ok(&["report", "--season", "1"]);
     assert_eq!(count(), 3);
 }
+
+/// Each user's segments by name: `(bucket, stalled, stall IP, [(IP, count)])`.
+type Named = Vec<(String, Vec<(i64, bool, Option<String>, Vec<(String, u32)>)>)>;
+
+fn by_name(s: &schema::Segments) -> Named {
+    let mut named: Named = s
+        .by_user
+        .iter()
+        .enumerate()
+        .map(|(u, segs)| {
+            let segs = segs
+                .iter()
+                .map(|g| {
+                    let stall_ip = g.stall_ip.map(|ip| s.ips.name(ip.get()).to_owned());
+                    let moves = g
+                        .moves
+                        .iter()
+                        .map(|&(ip, n)| (s.ips.name(ip).to_owned(), n))
+                        .collect();
+                    (g.bucket, g.stalled, stall_ip, moves)
+                })
+                .collect();
+            (s.users.name(u as schema::UserId).to_owned(), segs)
+        })
+        .collect();
+    named.sort();
+    named
+}
+
+/// A cut that saves segments page by page as they settle, loaded back, is
+/// the cut made whole in memory: segments, sightings and game days.
+fn a_streamed_cut_loads_as_the_whole_cut(backend: Backend) {
+    let db = TestDb::new(backend);
+    let log = golden_dir().join("random/01/input.jsonl");
+    db.ok(&["ingest", log.to_str().unwrap()]);
+    block_on(async {
+        let store = Store::open(&db.url).await.expect("open");
+        let whole = detect::pipeline::cut_segments(&store, 1800, false, true)
+            .await
+            .unwrap()
+            .segments
+            .expect("kept");
+        // Pages of 7 moves: settled segments go out dozens of times.
+        let cut = detect::pipeline::cut_segments_in_pages(&store, 1800, false, false, 7)
+            .await
+            .unwrap();
+        assert!(cut.segments.is_none());
+        let loaded = store.load_segmentation(1800).await.unwrap().expect("saved");
+        let loaded = loaded.segments;
+        let total: usize = whole.by_user.iter().map(Vec::len).sum();
+        assert_eq!(cut.counts.segments, total as u64);
+        assert_eq!(cut.users, whole.users.len());
+        assert!(total > 100, "the log is big enough to page: {total}");
+        assert_eq!(by_name(&loaded), by_name(&whole));
+        let days = |s: &schema::Segments| {
+            let mut d: Vec<_> = s
+                .ip_days
+                .iter()
+                .map(|d| {
+                    (
+                        s.users.name(d.user).to_owned(),
+                        d.day,
+                        s.ips.name(d.ip).to_owned(),
+                    )
+                })
+                .collect();
+            d.sort();
+            d
+        };
+        assert_eq!(days(&loaded), days(&whole));
+        let games = |s: &schema::Segments| {
+            let mut g: Vec<_> = s
+                .game_days
+                .iter()
+                .map(|d| {
+                    let user = s.users.name(d.user).to_owned();
+                    (
+                        user,
+                        s.games.name(d.game).to_owned(),
+                        d.first_day,
+                        d.last_day,
+                    )
+                })
+                .collect();
+            g.sort();
+            g
+        };
+        assert_eq!(games(&loaded), games(&whole));
+        store.close().await;
+    });
+}
+
+#[test]
+fn a_streamed_cut_loads_as_the_whole_cut_sqlite() {
+    a_streamed_cut_loads_as_the_whole_cut(Backend::Sqlite);
+}
+
+#[test]
+fn a_streamed_cut_loads_as_the_whole_cut_postgres() {
+    a_streamed_cut_loads_as_the_whole_cut(Backend::Postgres);
+}

@@ -38,37 +38,31 @@ pub async fn run(db: &crate::pipeline::Db, args: IngestArgs) -> Result<()> {
             ))
         }
     };
-    // Nothing new and the stored segments current: nothing to cut, and no
-    // reason to load every segment only to count them.
+    // Nothing new and the stored segments current: nothing to cut.
     let bucket = bucket_seconds(args.bucket_minutes);
-    if failed.is_none()
-        && nothing_new
-        && segments_current(&store, bucket, args.reference_order).await?
-    {
-        println!(
-            "store: {} moves, nothing new; its {}-minute segments are current",
-            store.move_count().await?,
-            args.bucket_minutes
-        );
+    if nothing_new && segments_current(&store, bucket, args.reference_order).await? {
+        if failed.is_none() {
+            println!(
+                "store: {} moves, nothing new; its {}-minute segments are current",
+                store.move_count().await?,
+                args.bucket_minutes
+            );
+        }
         store.close().await;
-        return Ok(());
+        return failed.map_or(Ok(()), Err);
     }
-    let segments = pipeline::segments(&store, bucket, Some(args.reference_order))
+    // The cut saves segments as it makes them: nothing here needs them all
+    // in memory.
+    let cut = pipeline::cut_segments(&store, bucket, args.reference_order, false)
         .await
         .map_err(stored_note)?;
-    let stalls: usize = segments
-        .by_user
-        .iter()
-        .map(|s| s.iter().filter(|g| g.stalled).count())
-        .sum();
-    let total: usize = segments.by_user.iter().map(Vec::len).sum();
     if failed.is_none() {
         println!(
             "store: {} moves, {} users, {} segments ({} with stalls), {}-minute buckets{}",
             store.move_count().await?,
-            segments.users.len(),
-            total,
-            stalls,
+            cut.users,
+            cut.counts.segments,
+            cut.counts.stalled,
             args.bucket_minutes,
             if args.reference_order {
                 ", reference (file) order"

@@ -33,14 +33,7 @@ impl Store {
     /// The site's moves generation: bumped by every ingest that stores at
     /// least one move of the site (another site's ingest leaves it alone).
     pub async fn moves_generation(&self) -> Result<i64> {
-        let row = sqlx::query("SELECT value FROM store_state WHERE key = $1")
-            .bind(generation_key(&self.site))
-            .fetch_optional(&self.pool)
-            .await?;
-        let Some(row) = row else { return Ok(0) };
-        let v: String = row.try_get(0)?;
-        v.parse()
-            .map_err(|_| StoreError::Corrupt(format!("moves_generation is {v:?}")))
+        read_generation(&self.pool, &self.site).await
     }
 
     /// The site's stored moves.
@@ -124,6 +117,22 @@ pub struct IngestBatch<'s> {
     pub(super) occurrences: super::ingest::Occurrences,
     /// Moves pushed and not yet stored.
     pub(super) pending: Vec<NewMove>,
+}
+
+/// The site's moves generation, read through `executor` (the pool, or a
+/// transaction that must see the same moves it reads).
+pub(super) async fn read_generation<'e>(
+    executor: impl sqlx::Executor<'e, Database = Any>,
+    site: &str,
+) -> Result<i64> {
+    let row = sqlx::query("SELECT value FROM store_state WHERE key = $1")
+        .bind(generation_key(site))
+        .fetch_optional(executor)
+        .await?;
+    let Some(row) = row else { return Ok(0) };
+    let v: String = row.try_get(0)?;
+    v.parse()
+        .map_err(|_| StoreError::Corrupt(format!("moves_generation is {v:?}")))
 }
 
 /// The `store_state` key of a site's moves generation (the default site

@@ -1,0 +1,339 @@
+//! Saving a segmentation: one transaction that reads the moves it cuts and
+//! writes their segments part by part, so a cut never has to hold them all.
+
+use super::super::sql::insert_rows;
+use super::super::{Result, Store};
+use crate::model::*;
+use crate::StallIp;
+use sqlx::{Any, Row, Transaction};
+
+/// Rows saved per chunk of a segmentation.
+const SAVE_CHUNK: usize = 50_000;
+
+/// How many segments a segmentation saved, and how many of them stalled.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SegmentCounts {
+    pub segments: u64,
+    pub stalled: u64,
+}
+
+/// A segmentation being saved: from [`Store::begin_segmentation`], which
+/// removes the old one for the bucket size, to [`SegmentationWriter::finish`],
+/// which commits. Dropping it rolls everything back.
+///
+/// The moves come from [`SegmentationWriter::next_moves`], inside the same
+/// transaction: on SQLite nobody writes moves meanwhile, so the segments
+/// are those of [`SegmentationWriter::generation`] exactly. On PostgreSQL a
+/// concurrent ingest bumps the generation, and the next scan cuts again.
+pub struct SegmentationWriter<'s> {
+    store: &'s Store,
+    tx: Transaction<'s, Any>,
+    id: i64,
+    generation: i64,
+    bucket_seconds: i64,
+    reference_order: bool,
+    /// The last move read: `(ts, id)`.
+    after: (i64, i64),
+    moves: u64,
+    bad: u64,
+    first_bad: Option<crate::rules::Violation>,
+    counts: SegmentCounts,
+}
+
+impl Store {
+    /// Starts saving the segmentation of `bucket_seconds` in `reference_order`
+    /// (or by time): the old one is deleted in the same transaction.
+    pub async fn begin_segmentation(
+        &self,
+        bucket_seconds: i64,
+        reference_order: bool,
+    ) -> Result<SegmentationWriter<'_>> {
+        let mut tx = self.begin_write().await?;
+        let generation = super::super::moves::read_generation(&mut *tx, &self.site).await?;
+        let old: Vec<i64> =
+            sqlx::query("SELECT id FROM segmentations WHERE bucket_seconds = $1 AND site = $2")
+                .bind(bucket_seconds)
+                .bind(self.site.to_string())
+                .fetch_all(&mut *tx)
+                .await?
+                .iter()
+                .map(|r| r.try_get(0))
+                .collect::<Result<_, _>>()?;
+        for id in old {
+            for table in ["segment_moves", "segment_stalls", "ip_days", "game_days"] {
+                sqlx::query(&format!("DELETE FROM {table} WHERE segmentation_id = $1"))
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            sqlx::query("DELETE FROM segmentations WHERE id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        let id: i64 = sqlx::query(
+            "INSERT INTO segmentations (bucket_seconds, reference_order, generation, site) VALUES ($1, $2, $3, $4) RETURNING id",
+        )
+        .bind(bucket_seconds)
+        .bind(reference_order as i64)
+        .bind(generation)
+        .bind(self.site.to_string())
+        .fetch_one(&mut *tx)
+        .await?
+        .try_get(0)?;
+        Ok(SegmentationWriter {
+            store: self,
+            tx,
+            id,
+            generation,
+            bucket_seconds,
+            reference_order,
+            after: (i64::MIN, i64::MIN),
+            moves: 0,
+            bad: 0,
+            first_bad: None,
+            counts: SegmentCounts::default(),
+        })
+    }
+}
+
+impl SegmentationWriter<'_> {
+    /// The moves generation the segments are cut from.
+    pub fn generation(&self) -> i64 {
+        self.generation
+    }
+
+    /// The next stored moves, at most `limit` of them (none when all are
+    /// read): by time, ties in ingest order, or in ingest order alone for
+    /// reference order. Rows that break the record rule (stored by an older
+    /// version) are left out, and reported once by `finish`.
+    pub async fn next_moves(&mut self, limit: usize) -> Result<Vec<Move>> {
+        let mut moves = Vec::with_capacity(limit.min(1 << 16));
+        // A page of nothing but bad rows is not the end: read on.
+        while moves.is_empty() {
+            let site = self.store.site.to_string();
+            let query = if self.reference_order {
+                sqlx::query(
+                    "SELECT username, game, ts, ip, id FROM moves \
+                     WHERE site = $1 AND id > $2 ORDER BY id LIMIT $3",
+                )
+                .bind(site)
+                .bind(self.after.1)
+            } else {
+                sqlx::query(
+                    "SELECT username, game, ts, ip, id FROM moves \
+                     WHERE site = $1 AND (ts, id) > ($2, $3) ORDER BY ts, id LIMIT $4",
+                )
+                .bind(site)
+                .bind(self.after.0)
+                .bind(self.after.1)
+            };
+            let rows = query.bind(limit as i64).fetch_all(&mut *self.tx).await?;
+            if rows.is_empty() {
+                break;
+            }
+            for row in rows {
+                let m = Move {
+                    username: row.try_get(0)?,
+                    game: row.try_get(1)?,
+                    timestamp: row.try_get(2)?,
+                    ip: row.try_get(3)?,
+                };
+                self.after = (m.timestamp, row.try_get(4)?);
+                match self.store.limits.check_move(&m) {
+                    Ok(()) => moves.push(m),
+                    Err(v) => {
+                        self.bad += 1;
+                        self.first_bad.get_or_insert(v);
+                    }
+                }
+            }
+        }
+        self.moves += moves.len() as u64;
+        Ok(moves)
+    }
+
+    /// Saves segments of some users (each user's in bucket order; a user's
+    /// later segments may follow in a later call). `users` and `ips` name
+    /// the ids.
+    pub async fn write_users(
+        &mut self,
+        users: &Names,
+        ips: &Names,
+        part: &[(UserId, &[Segment])],
+    ) -> Result<()> {
+        let bs = self.bucket_seconds;
+        // Rows go out in chunks as they are made: the whole table of rows
+        // at once cost as much memory as the segments themselves.
+        let mut moved: Vec<MovedRow<'_>> = Vec::with_capacity(SAVE_CHUNK);
+        let mut stalls: Vec<StallRow<'_>> = Vec::with_capacity(SAVE_CHUNK);
+        for &(user, segs) in part {
+            let name = users.name(user);
+            self.counts.segments += segs.len() as u64;
+            for seg in segs {
+                self.counts.stalled += seg.stalled as u64;
+                for (rank, &(ip, count)) in seg.moves.iter().enumerate() {
+                    moved.push((name, seg.bucket, ips.name(ip), count as i64, rank as i64));
+                }
+            }
+            for run in stall_runs(segs, bs) {
+                stalls.push((name, run.0, run.1, run.2.map(|ip| ips.name(ip))));
+            }
+            if moved.len() >= SAVE_CHUNK {
+                self.insert_moved(&moved).await?;
+                moved.clear();
+            }
+            if stalls.len() >= SAVE_CHUNK {
+                self.insert_stalls(&stalls).await?;
+                stalls.clear();
+            }
+        }
+        self.insert_moved(&moved).await?;
+        self.insert_stalls(&stalls).await?;
+        Ok(())
+    }
+
+    /// Saves `rest` (the segments not written yet, the sightings and the
+    /// runs of game days of the whole cut) and commits; returns how many
+    /// segments the whole segmentation holds.
+    pub async fn finish(mut self, rest: &Segments) -> Result<(SegmentCounts, u64)> {
+        let users = &rest.users;
+        let ips = &rest.ips;
+        let part: Vec<(UserId, &[Segment])> = rest
+            .by_user
+            .iter()
+            .enumerate()
+            .map(|(u, segs)| (u as UserId, segs.as_slice()))
+            .collect();
+        self.write_users(users, ips, &part).await?;
+        let (backend, id) = (self.store.backend, self.id);
+        insert_rows(
+            backend,
+            &mut self.tx,
+            "ip_days (segmentation_id, username, day, ip)",
+            4,
+            "",
+            &rest.ip_days,
+            |q, d| {
+                q.bind(id)
+                    .bind(users.name(d.user).to_owned())
+                    .bind(d.day)
+                    .bind(ips.name(d.ip).to_owned())
+            },
+        )
+        .await?;
+        insert_rows(
+            backend,
+            &mut self.tx,
+            "game_days (segmentation_id, username, game, first_day, last_day)",
+            5,
+            "",
+            &rest.game_days,
+            |q, d| {
+                q.bind(id)
+                    .bind(users.name(d.user).to_owned())
+                    .bind(rest.games.name(d.game).to_owned())
+                    .bind(d.first_day)
+                    .bind(d.last_day)
+            },
+        )
+        .await?;
+        self.tx.commit().await?;
+        if let Some(first) = self.first_bad {
+            tracing::warn!(
+                rows = self.bad,
+                first = %first,
+                "stored moves that break the record rule were left out"
+            );
+        }
+        Ok((self.counts, self.moves))
+    }
+
+    async fn insert_moved(&mut self, rows: &[MovedRow<'_>]) -> Result<()> {
+        let id = self.id;
+        insert_rows(
+            self.store.backend,
+            &mut self.tx,
+            "segment_moves (segmentation_id, username, bucket, ip, move_count, rank)",
+            6,
+            "",
+            rows,
+            |q, &(user, bucket, ip, count, rank)| {
+                q.bind(id)
+                    .bind(user.to_owned())
+                    .bind(bucket)
+                    .bind(ip.to_owned())
+                    .bind(count)
+                    .bind(rank)
+            },
+        )
+        .await?;
+        Ok(())
+    }
+
+    async fn insert_stalls(&mut self, rows: &[StallRow<'_>]) -> Result<()> {
+        let id = self.id;
+        insert_rows(
+            self.store.backend,
+            &mut self.tx,
+            "segment_stalls (segmentation_id, username, first_bucket, last_bucket, ip)",
+            5,
+            "",
+            rows,
+            |q, &(user, first, last, ip)| {
+                q.bind(id)
+                    .bind(user.to_owned())
+                    .bind(first)
+                    .bind(last)
+                    .bind(ip.map(str::to_owned))
+            },
+        )
+        .await?;
+        Ok(())
+    }
+}
+
+/// A `segment_moves` row: user, bucket, IP, move count, rank.
+type MovedRow<'s> = (&'s str, Epoch, &'s str, i64, i64);
+/// A `segment_stalls` row: user, first and last bucket, IP.
+type StallRow<'s> = (&'s str, Epoch, Epoch, Option<&'s str>);
+
+/// Runs of consecutive stalled buckets with the same stall IP:
+/// `(first, last, ip)`.
+fn stall_runs(segs: &[Segment], bs: i64) -> Vec<(Epoch, Epoch, Option<IpId>)> {
+    let mut runs: Vec<(Epoch, Epoch, Option<IpId>)> = Vec::new();
+    for s in segs.iter().filter(|s| s.stalled) {
+        match runs.last_mut() {
+            Some(r) if r.1 + bs == s.bucket && r.2 == s.stall_ip.map(StallIp::get) => {
+                r.1 = s.bucket
+            }
+            _ => runs.push((s.bucket, s.bucket, s.stall_ip.map(StallIp::get))),
+        }
+    }
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stall_runs_merge_consecutive_buckets_with_one_ip() {
+        let s = |b, ip: Option<IpId>| Segment {
+            bucket: b,
+            moves: Default::default(),
+            stalled: true,
+            stall_ip: ip.map(StallIp::new),
+        };
+        let segs = [
+            s(0, Some(1)),
+            s(10, Some(1)),
+            s(20, Some(2)),
+            s(40, Some(2)),
+        ];
+        assert_eq!(
+            stall_runs(&segs, 10),
+            vec![(0, 10, Some(1)), (20, 20, Some(2)), (40, 40, Some(2))]
+        );
+    }
+}
