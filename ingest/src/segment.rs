@@ -187,6 +187,42 @@ impl Segmenter {
         }
     }
 
+    /// Takes up a stored cut of time-sorted moves for `user`: `records` are
+    /// the user's latest two records (a whole run of stalls before the
+    /// latest counts as one), sorted, stall IPs as stored: all of the
+    /// user's segments a later move can change. Moves pushed afterwards
+    /// must not be older than the last of them. What the user had before
+    /// them is not needed, and [`Segmenter::finish`] hands back only these
+    /// records and what later moves add.
+    ///
+    /// # Panics
+    /// If the user already has segments here.
+    pub fn resume_user(&mut self, user: UserId, records: Vec<Segment>) {
+        if user as usize >= self.segs.len() {
+            self.segs.resize_with(user as usize + 1, Vec::new);
+        }
+        let segs = &mut self.segs[user as usize];
+        assert!(segs.is_empty(), "user {user} resumed twice");
+        debug_assert!(records.windows(2).all(|w| w[0].bucket < w[1].bucket));
+        *segs = records;
+    }
+
+    /// Takes up a stored cut for `game`: the bucket of its latest move.
+    pub fn resume_game(&mut self, game: u32, last_bucket: Epoch) {
+        if game as usize >= self.last_bucket.len() {
+            self.last_bucket.resize(game as usize + 1, None);
+        }
+        self.last_bucket[game as usize] = Some(last_bucket);
+    }
+
+    /// Each game's latest bucket, by game id: what a later cut resumes.
+    pub fn last_buckets(&self) -> Vec<(u32, Epoch)> {
+        let known = self.last_bucket.iter().enumerate();
+        known
+            .filter_map(|(g, b)| b.map(|b| (g as u32, b)))
+            .collect()
+    }
+
     /// The names of the users, IPs and games pushed so far.
     pub fn names(&self) -> (&Names, &Names, &Names) {
         (&self.users, &self.ips, &self.games)
