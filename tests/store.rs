@@ -104,6 +104,33 @@ fn by_name(s: &schema::Segments) -> Named {
     named
 }
 
+fn sightings(s: &schema::Segments) -> Vec<(String, i64, String)> {
+    let mut d: Vec<_> = s
+        .ip_days
+        .iter()
+        .map(|d| {
+            let user = s.users.name(d.user).to_owned();
+            (user, d.day, s.ips.name(d.ip).to_owned())
+        })
+        .collect();
+    d.sort();
+    d
+}
+
+fn game_days(s: &schema::Segments) -> Vec<(String, String, i64, i64)> {
+    let mut g: Vec<_> = s
+        .game_days
+        .iter()
+        .map(|d| {
+            let user = s.users.name(d.user).to_owned();
+            let game = s.games.name(d.game).to_owned();
+            (user, game, d.first_day, d.last_day)
+        })
+        .collect();
+    g.sort();
+    g
+}
+
 /// A cut that saves segments page by page as they settle, loaded back, is
 /// the cut made whole in memory: segments, sightings and game days.
 fn a_streamed_cut_loads_as_the_whole_cut(backend: Backend) {
@@ -129,40 +156,8 @@ fn a_streamed_cut_loads_as_the_whole_cut(backend: Backend) {
         assert_eq!(cut.users, whole.users.len());
         assert!(total > 100, "the log is big enough to page: {total}");
         assert_eq!(by_name(&loaded), by_name(&whole));
-        let days = |s: &schema::Segments| {
-            let mut d: Vec<_> = s
-                .ip_days
-                .iter()
-                .map(|d| {
-                    (
-                        s.users.name(d.user).to_owned(),
-                        d.day,
-                        s.ips.name(d.ip).to_owned(),
-                    )
-                })
-                .collect();
-            d.sort();
-            d
-        };
-        assert_eq!(days(&loaded), days(&whole));
-        let games = |s: &schema::Segments| {
-            let mut g: Vec<_> = s
-                .game_days
-                .iter()
-                .map(|d| {
-                    let user = s.users.name(d.user).to_owned();
-                    (
-                        user,
-                        s.games.name(d.game).to_owned(),
-                        d.first_day,
-                        d.last_day,
-                    )
-                })
-                .collect();
-            g.sort();
-            g
-        };
-        assert_eq!(games(&loaded), games(&whole));
+        assert_eq!(sightings(&loaded), sightings(&whole));
+        assert_eq!(game_days(&loaded), game_days(&whole));
         store.close().await;
     });
 }
@@ -175,4 +170,107 @@ fn a_streamed_cut_loads_as_the_whole_cut_sqlite() {
 #[test]
 fn a_streamed_cut_loads_as_the_whole_cut_postgres() {
     a_streamed_cut_loads_as_the_whole_cut(Backend::Postgres);
+}
+
+/// The golden log's lines sorted by time (ties in file order), cut into
+/// parts at these fractions; the last cut falls between two moves of one
+/// second when the log has such a pair near it.
+fn parts_by_time(fractions: &[f64]) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(golden_dir().join("random/01/input.jsonl")).unwrap();
+    let mut lines: Vec<(String, String)> = text
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["timestamp_utc"].as_str().unwrap().to_owned(),
+                l.to_owned(),
+            )
+        })
+        .collect();
+    lines.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut cuts: Vec<usize> = fractions
+        .iter()
+        .map(|f| (f * lines.len() as f64) as usize)
+        .collect();
+    if let Some(last) = cuts.last_mut() {
+        let tie = (*last..lines.len()).find(|&i| i > 0 && lines[i].0 == lines[i - 1].0);
+        *last = tie.unwrap_or(*last);
+    }
+    let mut parts = Vec::new();
+    let mut from = 0;
+    for to in cuts.into_iter().chain([lines.len()]) {
+        parts.push(lines[from..to].iter().map(|l| l.1.clone()).collect());
+        from = to;
+    }
+    parts
+}
+
+/// A season ingested part by part, each part's moves cut onto the stored
+/// segments (by the ingest for 60-minute buckets, by pages of 7 moves for
+/// 30-minute ones), loads as one cut of all its moves; a move older than
+/// the latest one cut makes the next cut a whole one.
+fn extended_segments_load_as_one_cut(backend: Backend) {
+    let db = TestDb::new(backend);
+    let mut files = Vec::new();
+    for (i, part) in parts_by_time(&[0.4, 0.7, 0.9]).into_iter().enumerate() {
+        let path = db.dir.path().join(format!("part{i}.jsonl"));
+        std::fs::write(&path, part.join("\n") + "\n").unwrap();
+        files.push(path);
+    }
+    let late = db.dir.path().join("late.jsonl");
+    std::fs::write(
+        &late,
+        "{\"username\": \"u003\", \"game\": \"casual_179\", \"timestamp_utc\": \"2015-05-01 02:00:00\", \"ip\": \"10.2.0.3\"}\n",
+    )
+    .unwrap();
+    files.push(late);
+    block_on(async {
+        for (i, file) in files.iter().enumerate() {
+            let out = db.ok(&["ingest", "--bucket-minutes", "60", file.to_str().unwrap()]);
+            let extended = i > 0 && i + 1 < files.len();
+            assert_eq!(
+                out.contains("new moves cut onto"),
+                extended,
+                "part {i}: {out}"
+            );
+            let store = Store::open(&db.url).await.expect("open");
+            let cut = detect::pipeline::update_segments_in_pages(&store, 1800, false, false, 7)
+                .await
+                .unwrap();
+            assert_eq!(cut.extended, extended, "part {i}");
+            for bucket in [3600, 1800] {
+                // One cut of every stored move, in memory: what is stored
+                // must be the same.
+                let mut segmenter = ingest::Segmenter::new(bucket);
+                store
+                    .for_each_move(false, |m| segmenter.push_move(&m))
+                    .await
+                    .unwrap();
+                let whole = segmenter.finish();
+                let loaded = store.load_segmentation(bucket).await.unwrap().unwrap();
+                let loaded = &loaded.segments;
+                assert_eq!(by_name(loaded), by_name(&whole), "part {i}, {bucket} s");
+                assert_eq!(sightings(loaded), sightings(&whole));
+                assert_eq!(game_days(loaded), game_days(&whole));
+                if bucket == 1800 {
+                    let all = whole.by_user.iter().flatten();
+                    let stalled = all.clone().filter(|g| g.stalled).count() as u64;
+                    assert_eq!(cut.counts.segments, all.count() as u64);
+                    assert_eq!(cut.counts.stalled, stalled);
+                    assert_eq!(cut.users, whole.users.len());
+                }
+            }
+            store.close().await;
+        }
+    });
+}
+
+#[test]
+fn extended_segments_load_as_one_cut_sqlite() {
+    extended_segments_load_as_one_cut(Backend::Sqlite);
+}
+
+#[test]
+fn extended_segments_load_as_one_cut_postgres() {
+    extended_segments_load_as_one_cut(Backend::Postgres);
 }

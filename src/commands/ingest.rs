@@ -53,22 +53,27 @@ pub async fn run(db: &crate::pipeline::Db, args: IngestArgs) -> Result<()> {
     }
     // The cut saves segments as it makes them: nothing here needs them all
     // in memory.
-    let cut = pipeline::cut_segments(&store, bucket, args.reference_order, false)
+    let cut = pipeline::update_segments(&store, bucket, args.reference_order, false)
         .await
         .map_err(stored_note)?;
     if failed.is_none() {
+        let order = if args.reference_order {
+            ", reference (file) order"
+        } else {
+            ""
+        };
+        let how = if cut.extended {
+            format!("; {} new moves cut onto the stored segments", cut.moves)
+        } else {
+            String::new()
+        };
         println!(
-            "store: {} moves, {} users, {} segments ({} with stalls), {}-minute buckets{}",
+            "store: {} moves, {} users, {} segments ({} with stalls), {}-minute buckets{order}{how}",
             store.move_count().await?,
             cut.users,
             cut.counts.segments,
             cut.counts.stalled,
             args.bucket_minutes,
-            if args.reference_order {
-                ", reference (file) order"
-            } else {
-                ""
-            }
         );
     }
     store.close().await;

@@ -2,19 +2,24 @@
 //! scan. Commands and the daemon are thin layers over these steps.
 
 use anyhow::{bail, Result};
-use ingest::{open_log_with, Limits, Segmenter};
+use ingest::{open_log_with, Limits};
 use schema::season::seasons_in_game_names;
-use schema::store::{SegmentCounts, Store, StoredScan};
+use schema::store::{Store, StoredScan};
+mod cut;
 mod files;
 mod into_store;
 
+pub use cut::{
+    cut_segments, cut_segments_in_pages, update_segments, update_segments_in_pages, Cut, CUT_PAGE,
+};
 pub use files::segments_from_files;
 pub use into_store::{ingest_file, read_log_into, spinner, IngestSummary, BAD_LINES_LISTED};
 
-use schema::{ScanParams, ScanResult, Season, Segment, Segments, UserId, DEFAULT_BUCKET_SECONDS};
+use schema::{ScanParams, ScanResult, Season, Segments, DEFAULT_BUCKET_SECONDS};
 
-/// The segments of every stored move for a bucket size, cut again when moves
-/// arrived since they were stored or when another order is asked for.
+/// The segments of every stored move for a bucket size, brought up to date
+/// when moves arrived since they were stored (extended, or cut again) or
+/// cut again when another order is asked for.
 /// `reference_order: None` keeps the order of the last segmentation.
 pub async fn segments(
     store: &Store,
@@ -40,91 +45,8 @@ pub async fn segments(
         Some(r) => r,
         None => store.segmentation_order().await?.unwrap_or(false),
     };
-    let cut = cut_segments(store, bucket_seconds, order, true).await?;
+    let cut = update_segments(store, bucket_seconds, order, true).await?;
     Ok(cut.segments.expect("kept"))
-}
-
-/// What [`cut_segments`] did.
-#[derive(Debug)]
-pub struct Cut {
-    /// The segments, when asked to keep them.
-    pub segments: Option<Segments>,
-    pub counts: SegmentCounts,
-    /// Users and moves cut.
-    pub users: usize,
-    pub moves: u64,
-}
-
-/// Stored moves read per page of a cut.
-pub const CUT_PAGE: usize = 100_000;
-
-/// Cuts every stored move into segments of `bucket_seconds` and saves them,
-/// in one transaction that reads the moves it cuts. With `keep` the
-/// segments are handed back too. Without it, and in time order, each page
-/// of moves hands its settled segments to the store at once, so memory
-/// holds each user's latest segments, not the season's.
-pub async fn cut_segments(
-    store: &Store,
-    bucket_seconds: i64,
-    reference_order: bool,
-    keep: bool,
-) -> Result<Cut> {
-    cut_segments_in_pages(store, bucket_seconds, reference_order, keep, CUT_PAGE).await
-}
-
-/// [`cut_segments`] reading `page` moves at a time (tests use small pages).
-pub async fn cut_segments_in_pages(
-    store: &Store,
-    bucket_seconds: i64,
-    reference_order: bool,
-    keep: bool,
-    page: usize,
-) -> Result<Cut> {
-    let started = std::time::Instant::now();
-    let bar = crate::ui::spinner("cutting the stored moves into buckets");
-    let mut writer = store
-        .begin_segmentation(bucket_seconds, reference_order)
-        .await?;
-    let mut segmenter = Segmenter::new(bucket_seconds);
-    let stream = !keep && !reference_order;
-    loop {
-        let page = writer.next_moves(page).await?;
-        if page.is_empty() {
-            break;
-        }
-        for m in &page {
-            segmenter.push_move(m);
-        }
-        if stream {
-            let settled = segmenter.take_settled();
-            let (users, ips, _) = segmenter.names();
-            let part: Vec<(UserId, &[Segment])> = settled
-                .iter()
-                .map(|(u, segs)| (*u, segs.as_slice()))
-                .collect();
-            writer.write_users(users, ips, &part).await?;
-        }
-    }
-    let segments = segmenter.finish();
-    bar.set_message("saving the buckets");
-    let generation = writer.generation();
-    let (counts, moves) = writer.finish(&segments).await?;
-    bar.finish_and_clear();
-    tracing::info!(
-        moves,
-        bucket_seconds,
-        reference_order,
-        generation,
-        segments = counts.segments,
-        ms = started.elapsed().as_millis() as u64,
-        "segments cut from stored moves and saved"
-    );
-    Ok(Cut {
-        users: segments.users.len(),
-        segments: keep.then_some(segments),
-        counts,
-        moves,
-    })
 }
 
 /// Every stored move's second and address, for improved mode's hand-offs

@@ -1,12 +1,15 @@
 //! Segmentations: the segments of all moves for one bucket size
 //! (`segmentations`, `segment_moves`, `segment_stalls`, `ip_days`,
-//! `game_days`). Saved by a [`SegmentationWriter`] part by part, loaded
-//! whole.
+//! `game_days`, `segmentation_games`). Saved by a [`SegmentationWriter`]
+//! part by part, from a whole cut or as an extension with the moves stored
+//! since (`tail.rs`); loaded whole.
 
 mod load;
 mod save;
+mod tail;
 
-pub use save::{SegmentCounts, SegmentationWriter};
+pub use save::{Saved, SegmentCounts, SegmentationWriter};
+pub use tail::TailRecord;
 
 use super::{Result, Store};
 use sqlx::Row;

@@ -10,6 +10,18 @@ use sqlx::{Any, Row, Transaction};
 /// Rows saved per chunk of a segmentation.
 const SAVE_CHUNK: usize = 50_000;
 
+/// What a saved segmentation holds, and what its cut read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Saved {
+    /// Over the whole segmentation.
+    pub counts: SegmentCounts,
+    pub users: u64,
+    /// Moves read by this cut (only the new ones for an extension).
+    pub moves: u64,
+    /// Whether the cut extended the stored segmentation.
+    pub extended: bool,
+}
+
 /// How many segments a segmentation saved, and how many of them stalled.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SegmentCounts {
@@ -26,18 +38,26 @@ pub struct SegmentCounts {
 /// are those of [`SegmentationWriter::generation`] exactly. On PostgreSQL a
 /// concurrent ingest bumps the generation, and the next scan cuts again.
 pub struct SegmentationWriter<'s> {
-    store: &'s Store,
-    tx: Transaction<'s, Any>,
-    id: i64,
-    generation: i64,
-    bucket_seconds: i64,
+    pub(super) store: &'s Store,
+    pub(super) tx: Transaction<'s, Any>,
+    pub(super) id: i64,
+    pub(super) generation: i64,
+    pub(super) bucket_seconds: i64,
     reference_order: bool,
     /// The last move read: `(ts, id)`.
-    after: (i64, i64),
+    pub(super) after: (i64, i64),
+    /// Only moves with a larger id are read (an extension).
+    pub(super) min_id: i64,
+    /// The largest move id read, and how many move rows were read (bad
+    /// ones too).
+    max_id: i64,
+    rows: u64,
     moves: u64,
     bad: u64,
     first_bad: Option<crate::rules::Violation>,
-    counts: SegmentCounts,
+    pub(super) counts: SegmentCounts,
+    /// An extension: what the segmentation held before it.
+    pub(super) extending: Option<super::tail::Before>,
 }
 
 impl Store {
@@ -60,7 +80,13 @@ impl Store {
                 .map(|r| r.try_get(0))
                 .collect::<Result<_, _>>()?;
         for id in old {
-            for table in ["segment_moves", "segment_stalls", "ip_days", "game_days"] {
+            for table in [
+                "segment_moves",
+                "segment_stalls",
+                "ip_days",
+                "game_days",
+                "segmentation_games",
+            ] {
                 sqlx::query(&format!("DELETE FROM {table} WHERE segmentation_id = $1"))
                     .bind(id)
                     .execute(&mut *tx)
@@ -81,23 +107,43 @@ impl Store {
         .fetch_one(&mut *tx)
         .await?
         .try_get(0)?;
-        Ok(SegmentationWriter {
-            store: self,
+        Ok(SegmentationWriter::new(
+            self,
+            tx,
+            (id, generation),
+            bucket_seconds,
+            reference_order,
+        ))
+    }
+}
+
+impl<'s> SegmentationWriter<'s> {
+    pub(super) fn new(
+        store: &'s Store,
+        tx: Transaction<'s, Any>,
+        (id, generation): (i64, i64),
+        bucket_seconds: i64,
+        reference_order: bool,
+    ) -> Self {
+        SegmentationWriter {
+            store,
             tx,
             id,
             generation,
             bucket_seconds,
             reference_order,
             after: (i64::MIN, i64::MIN),
+            min_id: i64::MIN,
+            max_id: i64::MIN,
+            rows: 0,
             moves: 0,
             bad: 0,
             first_bad: None,
             counts: SegmentCounts::default(),
-        })
+            extending: None,
+        }
     }
-}
 
-impl SegmentationWriter<'_> {
     /// The moves generation the segments are cut from.
     pub fn generation(&self) -> i64 {
         self.generation
@@ -121,12 +167,13 @@ impl SegmentationWriter<'_> {
                 .bind(self.after.1)
             } else {
                 sqlx::query(
-                    "SELECT username, game, ts, ip, id FROM moves \
-                     WHERE site = $1 AND (ts, id) > ($2, $3) ORDER BY ts, id LIMIT $4",
+                    "SELECT username, game, ts, ip, id FROM moves WHERE site = $1 \
+                     AND (ts, id) > ($2, $3) AND id > $4 ORDER BY ts, id LIMIT $5",
                 )
                 .bind(site)
                 .bind(self.after.0)
                 .bind(self.after.1)
+                .bind(self.min_id)
             };
             let rows = query.bind(limit as i64).fetch_all(&mut *self.tx).await?;
             if rows.is_empty() {
@@ -140,6 +187,8 @@ impl SegmentationWriter<'_> {
                     ip: row.try_get(3)?,
                 };
                 self.after = (m.timestamp, row.try_get(4)?);
+                self.max_id = self.max_id.max(self.after.1);
+                self.rows += 1;
                 match self.store.limits.check_move(&m) {
                     Ok(()) => moves.push(m),
                     Err(v) => {
@@ -194,18 +243,47 @@ impl SegmentationWriter<'_> {
     }
 
     /// Saves `rest` (the segments not written yet, the sightings and the
-    /// runs of game days of the whole cut) and commits; returns how many
-    /// segments the whole segmentation holds.
-    pub async fn finish(mut self, rest: &Segments) -> Result<(SegmentCounts, u64)> {
-        let users = &rest.users;
-        let ips = &rest.ips;
+    /// runs of game days of the cut) with each game's latest bucket
+    /// (`last_buckets`, by id in `rest.games`), and commits.
+    pub async fn finish(mut self, rest: &Segments, last_buckets: &[(u32, Epoch)]) -> Result<Saved> {
         let part: Vec<(UserId, &[Segment])> = rest
             .by_user
             .iter()
             .enumerate()
             .map(|(u, segs)| (u as UserId, segs.as_slice()))
             .collect();
-        self.write_users(users, ips, &part).await?;
+        self.write_users(&rest.users, &rest.ips, &part).await?;
+        let saved = match self.extending {
+            None => {
+                self.insert_days(rest).await?;
+                Saved {
+                    counts: self.counts,
+                    users: rest.users.len() as u64,
+                    moves: self.moves,
+                    extended: false,
+                }
+            }
+            Some(before) => {
+                self.merge_days(rest).await?;
+                before.saved(self.counts, self.moves)
+            }
+        };
+        self.save_games(&rest.games, last_buckets).await?;
+        self.save_state(&saved).await?;
+        self.tx.commit().await?;
+        if let Some(first) = self.first_bad {
+            tracing::warn!(
+                rows = self.bad,
+                first = %first,
+                "stored moves that break the record rule were left out"
+            );
+        }
+        Ok(saved)
+    }
+
+    /// The sightings and runs of game days of a whole cut.
+    async fn insert_days(&mut self, rest: &Segments) -> Result<()> {
+        let (users, ips) = (&rest.users, &rest.ips);
         let (backend, id) = (self.store.backend, self.id);
         insert_rows(
             backend,
@@ -222,31 +300,93 @@ impl SegmentationWriter<'_> {
             },
         )
         .await?;
+        self.insert_game_days(&rest.game_days, users, &rest.games)
+            .await
+    }
+
+    pub(super) async fn insert_game_days(
+        &mut self,
+        runs: &[GameDays],
+        users: &Names,
+        games: &Names,
+    ) -> Result<()> {
+        let (backend, id) = (self.store.backend, self.id);
         insert_rows(
             backend,
             &mut self.tx,
             "game_days (segmentation_id, username, game, first_day, last_day)",
             5,
             "",
-            &rest.game_days,
+            runs,
             |q, d| {
                 q.bind(id)
                     .bind(users.name(d.user).to_owned())
-                    .bind(rest.games.name(d.game).to_owned())
+                    .bind(games.name(d.game).to_owned())
                     .bind(d.first_day)
                     .bind(d.last_day)
             },
         )
         .await?;
-        self.tx.commit().await?;
-        if let Some(first) = self.first_bad {
-            tracing::warn!(
-                rows = self.bad,
-                first = %first,
-                "stored moves that break the record rule were left out"
-            );
+        Ok(())
+    }
+
+    /// Each game's latest bucket, for a later extension (time order only).
+    async fn save_games(&mut self, games: &Names, last_buckets: &[(u32, Epoch)]) -> Result<()> {
+        if self.reference_order {
+            return Ok(());
         }
-        Ok((self.counts, self.moves))
+        let (backend, id) = (self.store.backend, self.id);
+        insert_rows(
+            backend,
+            &mut self.tx,
+            "segmentation_games (segmentation_id, game, last_bucket)",
+            3,
+            "ON CONFLICT (segmentation_id, game) DO UPDATE SET last_bucket = excluded.last_bucket",
+            last_buckets,
+            |q, &(game, bucket)| q.bind(id).bind(games.name(game).to_owned()).bind(bucket),
+        )
+        .await?;
+        Ok(())
+    }
+
+    /// Where the segmentation now stands. A reference-order one is never
+    /// extended: it has no `through_id`.
+    async fn save_state(&mut self, saved: &Saved) -> Result<()> {
+        let (through_id, through_ts, rows) = self.through();
+        let (through_id, through_ts) = match self.reference_order {
+            true => (None, None),
+            false => (Some(through_id), Some(through_ts)),
+        };
+        sqlx::query(
+            "UPDATE segmentations SET generation = $1, through_id = $2, through_ts = $3, \
+             rows_read = $4, user_count = $5, segment_count = $6, stalled_count = $7 \
+             WHERE id = $8",
+        )
+        .bind(self.generation)
+        .bind(through_id)
+        .bind(through_ts)
+        .bind(rows as i64)
+        .bind(saved.users as i64)
+        .bind(saved.counts.segments as i64)
+        .bind(saved.counts.stalled as i64)
+        .bind(self.id)
+        .execute(&mut *self.tx)
+        .await?;
+        Ok(())
+    }
+
+    /// The largest move id and time cut, and the move rows read, over the
+    /// whole segmentation (what came before an extension too).
+    fn through(&self) -> (i64, i64, u64) {
+        let read = (self.max_id.max(0), self.after.0, self.rows);
+        match &self.extending {
+            Some(b) => (
+                read.0.max(b.through_id),
+                read.1.max(b.through_ts),
+                read.2 + b.rows,
+            ),
+            None => read,
+        }
     }
 
     async fn insert_moved(&mut self, rows: &[MovedRow<'_>]) -> Result<()> {

@@ -1,0 +1,361 @@
+//! Extending a stored time-order segmentation with the moves stored after
+//! it: only what those moves can change is read back and written again,
+//! the latest two records of the users who moved and the latest bucket of
+//! the games they moved in.
+
+use super::super::moves::read_generation;
+use super::super::sql::insert_rows;
+use super::super::{Backend, Result, Store, StoreError};
+use super::save::{Saved, SegmentCounts, SegmentationWriter};
+use crate::model::*;
+use rustc_hash::FxHashSet;
+use sqlx::Row;
+
+/// What a segmentation held before an extension.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Before {
+    pub(super) through_id: i64,
+    pub(super) through_ts: i64,
+    pub(super) rows: u64,
+    users: u64,
+    counts: SegmentCounts,
+    /// Taken back out to be cut again: the tails.
+    removed: SegmentCounts,
+    /// Users the extension found no record of.
+    new_users: u64,
+}
+
+impl Before {
+    /// The totals once `written` segments were saved in place of the tails.
+    pub(super) fn saved(&self, written: SegmentCounts, moves: u64) -> Saved {
+        let counts = SegmentCounts {
+            segments: self.counts.segments - self.removed.segments + written.segments,
+            stalled: self.counts.stalled - self.removed.stalled + written.stalled,
+        };
+        Saved {
+            counts,
+            users: self.users + self.new_users,
+            moves,
+            extended: true,
+        }
+    }
+}
+
+/// One of a user's latest records in a stored segmentation, by names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TailRecord {
+    pub bucket: Epoch,
+    /// IPs in order of first use, with move counts.
+    pub moves: Vec<(String, u32)>,
+    pub stalled: bool,
+    pub stall_ip: Option<String>,
+}
+
+impl Store {
+    /// Starts extending the stored segmentation of `bucket_seconds` with the
+    /// moves stored since it was cut, in one transaction, or `None` when
+    /// only a whole cut will do: there is none, it is in reference order or
+    /// from before extensions, a purge made it stale, or a new move is
+    /// older than the latest one cut (moves that arrive out of order).
+    pub async fn extend_segmentation(
+        &self,
+        bucket_seconds: i64,
+    ) -> Result<Option<SegmentationWriter<'_>>> {
+        let mut tx = self.begin_write().await?;
+        let generation = read_generation(&mut *tx, &self.site).await?;
+        let Some(row) = sqlx::query(
+            "SELECT id, generation, reference_order, through_id, through_ts, rows_read, \
+             user_count, segment_count, stalled_count FROM segmentations \
+             WHERE bucket_seconds = $1 AND site = $2 ORDER BY id DESC LIMIT 1",
+        )
+        .bind(bucket_seconds)
+        .bind(self.site.to_string())
+        .fetch_optional(&mut *tx)
+        .await?
+        else {
+            return Ok(None);
+        };
+        let id: i64 = row.try_get(0)?;
+        let stale = row.try_get::<i64, _>(1)? < 0 || row.try_get::<i64, _>(2)? != 0;
+        let Some(through_id) = row.try_get::<Option<i64>, _>(3)? else {
+            return Ok(None);
+        };
+        let count = |i: usize| -> Result<u64> { Ok(row.try_get::<i64, _>(i)? as u64) };
+        let before = Before {
+            through_id,
+            through_ts: row.try_get(4)?,
+            rows: count(5)?,
+            users: count(6)?,
+            counts: SegmentCounts {
+                segments: count(7)?,
+                stalled: count(8)?,
+            },
+            removed: SegmentCounts::default(),
+            new_users: 0,
+        };
+        if stale {
+            return Ok(None);
+        }
+        let site = self.site.to_string();
+        if self.backend == Backend::Postgres {
+            // Ids are handed out before commit: a move with a smaller id can
+            // commit after the cut that read past it. Then the rows up to
+            // `through_id` are more than the cut read.
+            let rows: i64 = sqlx::query("SELECT COUNT(*) FROM moves WHERE site = $1 AND id <= $2")
+                .bind(&site)
+                .bind(through_id)
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get(0)?;
+            if rows as u64 != before.rows {
+                return Ok(None);
+            }
+        }
+        let oldest: Option<i64> =
+            sqlx::query("SELECT MIN(ts) FROM moves WHERE site = $1 AND id > $2")
+                .bind(&site)
+                .bind(through_id)
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get(0)?;
+        if oldest.is_some_and(|t| t < before.through_ts) {
+            return Ok(None);
+        }
+        let mut writer = SegmentationWriter::new(self, tx, (id, generation), bucket_seconds, false);
+        writer.after = (before.through_ts, i64::MIN);
+        writer.min_id = through_id;
+        writer.extending = Some(before);
+        Ok(Some(writer))
+    }
+}
+
+impl SegmentationWriter<'_> {
+    /// Takes `user`'s latest two records out of the segmentation being
+    /// extended, to be cut again with the user's new moves (a run of
+    /// stalls counts as one record, and comes back whole): nothing for a
+    /// user new to it. Call it once per user, before the user's first new
+    /// move.
+    ///
+    /// # Panics
+    /// If the writer does not extend a segmentation.
+    pub async fn take_tail(&mut self, user: &str) -> Result<Vec<TailRecord>> {
+        assert!(self.extending.is_some(), "take_tail needs an extension");
+        let (id, bs) = (self.id, self.bucket_seconds);
+        let rows = sqlx::query(
+            "SELECT bucket, ip, move_count FROM segment_moves \
+             WHERE segmentation_id = $1 AND username = $2 AND bucket >= COALESCE(( \
+                 SELECT DISTINCT bucket FROM segment_moves \
+                 WHERE segmentation_id = $3 AND username = $4 \
+                 ORDER BY bucket DESC LIMIT 1 OFFSET 1), $5) \
+             ORDER BY bucket, rank",
+        )
+        .bind(id)
+        .bind(user)
+        .bind(id)
+        .bind(user)
+        .bind(i64::MIN)
+        .fetch_all(&mut *self.tx)
+        .await?;
+        let mut moved: Vec<TailRecord> = Vec::new();
+        for r in rows {
+            let bucket: i64 = r.try_get(0)?;
+            if moved.last().is_none_or(|m| m.bucket != bucket) {
+                moved.push(TailRecord {
+                    bucket,
+                    moves: Vec::new(),
+                    stalled: false,
+                    stall_ip: None,
+                });
+            }
+            let count = r.try_get::<i64, _>(2)? as u32;
+            let last = moved.last_mut().expect("pushed");
+            last.moves.push((r.try_get(1)?, count));
+        }
+        let run = sqlx::query(
+            "SELECT first_bucket, last_bucket, ip FROM segment_stalls \
+             WHERE segmentation_id = $1 AND username = $2 ORDER BY first_bucket DESC LIMIT 1",
+        )
+        .bind(id)
+        .bind(user)
+        .fetch_optional(&mut *self.tx)
+        .await?;
+        let run: Option<(i64, i64, Option<String>)> = match run {
+            Some(r) => Some((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)),
+            None => None,
+        };
+        let not_in_time_order = || {
+            StoreError::Corrupt(
+                "a stored stall at or after a user's latest move: not a time-order segmentation"
+                    .to_owned(),
+            )
+        };
+        let Some(latest) = moved.last().map(|m| m.bucket) else {
+            if run.is_some() {
+                return Err(not_in_time_order());
+            }
+            self.extending.as_mut().expect("checked").new_users += 1;
+            return Ok(Vec::new());
+        };
+        let second = (moved.len() == 2).then(|| moved[0].bucket);
+        let records = match run {
+            Some((_, last, _)) if last >= latest || Some(last) == second => {
+                return Err(not_in_time_order())
+            }
+            Some((first, last, ip)) if second.is_none_or(|s| last > s) => {
+                // The record before the latest is a stall: its run comes back.
+                self.delete_tail(user, latest, Some(first)).await?;
+                let mut records: Vec<TailRecord> = (0..=(last - first) / bs)
+                    .map(|k| TailRecord {
+                        bucket: first + k * bs,
+                        moves: Vec::new(),
+                        stalled: true,
+                        stall_ip: ip.clone(),
+                    })
+                    .collect();
+                records.extend(moved.pop());
+                records
+            }
+            _ => {
+                self.delete_tail(user, moved[0].bucket, None).await?;
+                moved
+            }
+        };
+        let removed = &mut self.extending.as_mut().expect("checked").removed;
+        removed.segments += records.len() as u64;
+        removed.stalled += records.iter().filter(|r| r.stalled).count() as u64;
+        Ok(records)
+    }
+
+    /// Deletes `user`'s moved buckets from `from_bucket` on, and the run of
+    /// stalls starting at `run`.
+    async fn delete_tail(
+        &mut self,
+        user: &str,
+        from_bucket: Epoch,
+        run: Option<Epoch>,
+    ) -> Result<()> {
+        sqlx::query(
+            "DELETE FROM segment_moves WHERE segmentation_id = $1 AND username = $2 AND bucket >= $3",
+        )
+        .bind(self.id)
+        .bind(user)
+        .bind(from_bucket)
+        .execute(&mut *self.tx)
+        .await?;
+        if let Some(first) = run {
+            sqlx::query(
+                "DELETE FROM segment_stalls \
+                 WHERE segmentation_id = $1 AND username = $2 AND first_bucket = $3",
+            )
+            .bind(self.id)
+            .bind(user)
+            .bind(first)
+            .execute(&mut *self.tx)
+            .await?;
+        }
+        Ok(())
+    }
+
+    /// The bucket of `game`'s latest move in the segmentation being
+    /// extended, if the game had one.
+    pub async fn game_bucket(&mut self, game: &str) -> Result<Option<Epoch>> {
+        let row = sqlx::query(
+            "SELECT last_bucket FROM segmentation_games WHERE segmentation_id = $1 AND game = $2",
+        )
+        .bind(self.id)
+        .bind(game)
+        .fetch_optional(&mut *self.tx)
+        .await?;
+        Ok(match row {
+            Some(r) => Some(r.try_get(0)?),
+            None => None,
+        })
+    }
+
+    /// Adds an extension's sightings not stored yet, and its runs of game
+    /// days: a run that starts by the day after the stored latest run of
+    /// its user and game extends that run.
+    pub(super) async fn merge_days(&mut self, rest: &Segments) -> Result<()> {
+        let (users, ips, games) = (&rest.users, &rest.ips, &rest.games);
+        if let Some(first_day) = rest.ip_days.iter().map(|d| d.day).min() {
+            let stored: FxHashSet<(String, i64, String)> = sqlx::query(
+                "SELECT username, day, ip FROM ip_days WHERE segmentation_id = $1 AND day >= $2",
+            )
+            .bind(self.id)
+            .bind(first_day)
+            .fetch_all(&mut *self.tx)
+            .await?
+            .iter()
+            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+            .collect::<Result<_>>()?;
+            let named = |d: &IpDay| {
+                (
+                    users.name(d.user).to_owned(),
+                    d.day,
+                    ips.name(d.ip).to_owned(),
+                )
+            };
+            let fresh: Vec<(String, i64, String)> = rest
+                .ip_days
+                .iter()
+                .map(named)
+                .filter(|d| !stored.contains(d))
+                .collect();
+            let id = self.id;
+            insert_rows(
+                self.store.backend,
+                &mut self.tx,
+                "ip_days (segmentation_id, username, day, ip)",
+                4,
+                "",
+                &fresh,
+                |q, (user, day, ip)| q.bind(id).bind(user.clone()).bind(*day).bind(ip.clone()),
+            )
+            .await?;
+        }
+        let mut fresh = Vec::new();
+        let mut seen = FxHashSet::default();
+        // Sorted by user, game and first day: a user and game's first run
+        // is the one that can touch a stored run.
+        for run in &rest.game_days {
+            if !seen.insert((run.user, run.game)) {
+                fresh.push(*run);
+                continue;
+            }
+            let (user, game) = (users.name(run.user), games.name(run.game));
+            let stored = sqlx::query(
+                "SELECT first_day, last_day FROM game_days \
+                 WHERE segmentation_id = $1 AND username = $2 AND game = $3 \
+                 ORDER BY last_day DESC LIMIT 1",
+            )
+            .bind(self.id)
+            .bind(user)
+            .bind(game)
+            .fetch_optional(&mut *self.tx)
+            .await?;
+            let stored: Option<(i64, i64)> = match stored {
+                Some(r) => Some((r.try_get(0)?, r.try_get(1)?)),
+                None => None,
+            };
+            match stored {
+                Some((first, last)) if run.first_day <= last + 1 => {
+                    sqlx::query(
+                        "UPDATE game_days SET first_day = $1, last_day = $2 \
+                         WHERE segmentation_id = $3 AND username = $4 AND game = $5 \
+                         AND first_day = $6",
+                    )
+                    .bind(first.min(run.first_day))
+                    .bind(last.max(run.last_day))
+                    .bind(self.id)
+                    .bind(user)
+                    .bind(game)
+                    .bind(first)
+                    .execute(&mut *self.tx)
+                    .await?;
+                }
+                _ => fresh.push(*run),
+            }
+        }
+        self.insert_game_days(&fresh, users, games).await
+    }
+}

@@ -1,0 +1,218 @@
+//! Cutting stored moves into stored segments: a whole cut of every move, or
+//! an extension of the stored segmentation with the moves stored since
+//! (what a daemon tick needs). Both save as they go; neither holds the
+//! season's segments unless asked to keep them.
+
+use anyhow::Result;
+use ingest::Segmenter;
+use schema::store::{SegmentCounts, SegmentationWriter, Store, TailRecord};
+use schema::{Segment, Segments, StallIp, UserId};
+
+/// What a cut did.
+#[derive(Debug)]
+pub struct Cut {
+    /// The segments, when asked to keep them.
+    pub segments: Option<Segments>,
+    /// Over the whole stored segmentation.
+    pub counts: SegmentCounts,
+    pub users: usize,
+    /// Moves cut (for an extension, the new ones only).
+    pub moves: u64,
+    /// Whether the stored segmentation was extended rather than cut whole.
+    pub extended: bool,
+}
+
+/// Stored moves read per page of a cut.
+pub const CUT_PAGE: usize = 100_000;
+
+/// Brings the stored segmentation of `bucket_seconds` up to date: in time
+/// order it is extended with the moves stored since, when they are not
+/// older than the moves it has cut; otherwise every move is cut again.
+pub async fn update_segments(
+    store: &Store,
+    bucket_seconds: i64,
+    reference_order: bool,
+    keep: bool,
+) -> Result<Cut> {
+    update_segments_in_pages(store, bucket_seconds, reference_order, keep, CUT_PAGE).await
+}
+
+/// [`update_segments`] reading `page` moves at a time (tests use small
+/// pages).
+pub async fn update_segments_in_pages(
+    store: &Store,
+    bucket_seconds: i64,
+    reference_order: bool,
+    keep: bool,
+    page: usize,
+) -> Result<Cut> {
+    if !reference_order {
+        match extend_segments(store, bucket_seconds, page).await {
+            Ok(Some(mut cut)) => {
+                if keep {
+                    let loading = crate::ui::spinner("loading the stored buckets");
+                    let stored = store.load_segmentation(bucket_seconds).await?;
+                    loading.finish_and_clear();
+                    cut.segments = stored.map(|s| s.segments);
+                }
+                return Ok(cut);
+            }
+            Ok(None) => {}
+            // Nothing was saved: the whole cut below starts from the moves.
+            Err(e) => tracing::warn!(
+                error = %e,
+                "extending the stored segments failed; cutting every move again"
+            ),
+        }
+    }
+    cut_segments_in_pages(store, bucket_seconds, reference_order, keep, page).await
+}
+
+/// Cuts every stored move into segments of `bucket_seconds` and saves them,
+/// in one transaction that reads the moves it cuts. With `keep` the
+/// segments are handed back too. Without it, and in time order, each page
+/// of moves hands its settled segments to the store at once, so memory
+/// holds each user's latest segments, not the season's.
+pub async fn cut_segments(
+    store: &Store,
+    bucket_seconds: i64,
+    reference_order: bool,
+    keep: bool,
+) -> Result<Cut> {
+    cut_segments_in_pages(store, bucket_seconds, reference_order, keep, CUT_PAGE).await
+}
+
+/// [`cut_segments`] reading `page` moves at a time (tests use small pages).
+pub async fn cut_segments_in_pages(
+    store: &Store,
+    bucket_seconds: i64,
+    reference_order: bool,
+    keep: bool,
+    page: usize,
+) -> Result<Cut> {
+    let started = std::time::Instant::now();
+    let bar = crate::ui::spinner("cutting the stored moves into buckets");
+    let mut writer = store
+        .begin_segmentation(bucket_seconds, reference_order)
+        .await?;
+    let mut segmenter = Segmenter::new(bucket_seconds);
+    let stream = !keep && !reference_order;
+    loop {
+        let page = writer.next_moves(page).await?;
+        if page.is_empty() {
+            break;
+        }
+        for m in &page {
+            segmenter.push_move(m);
+        }
+        if stream {
+            write_settled(&mut writer, &mut segmenter).await?;
+        }
+    }
+    bar.set_message("saving the buckets");
+    let cut = finish(writer, segmenter, keep).await?;
+    bar.finish_and_clear();
+    tracing::info!(
+        moves = cut.moves,
+        bucket_seconds,
+        reference_order,
+        segments = cut.counts.segments,
+        ms = started.elapsed().as_millis() as u64,
+        "segments cut from stored moves and saved"
+    );
+    Ok(cut)
+}
+
+/// Extends the stored segmentation with the moves stored since it was cut:
+/// each user who moved again is cut on from their latest two records, each
+/// game from its latest bucket. `None` when only a whole cut will do
+/// ([`Store::extend_segmentation`] says when).
+async fn extend_segments(store: &Store, bucket_seconds: i64, page: usize) -> Result<Option<Cut>> {
+    let started = std::time::Instant::now();
+    let Some(mut writer) = store.extend_segmentation(bucket_seconds).await? else {
+        return Ok(None);
+    };
+    let mut segmenter = Segmenter::new(bucket_seconds);
+    loop {
+        let page = writer.next_moves(page).await?;
+        if page.is_empty() {
+            break;
+        }
+        for m in &page {
+            let known = segmenter.names().0.len();
+            let user = segmenter.user_id(&m.username);
+            if user as usize == known {
+                let tail = writer.take_tail(&m.username).await?;
+                if !tail.is_empty() {
+                    let records: Vec<Segment> = tail
+                        .into_iter()
+                        .map(|r| record(&mut segmenter, r))
+                        .collect();
+                    segmenter.resume_user(user, records);
+                }
+            }
+            let known = segmenter.names().2.len();
+            let game = segmenter.game_id(&m.game);
+            if game as usize == known {
+                if let Some(bucket) = writer.game_bucket(&m.game).await? {
+                    segmenter.resume_game(game, bucket);
+                }
+            }
+            let ip = segmenter.ip_id(&m.ip);
+            segmenter.push_ids(user, game, m.timestamp, ip);
+        }
+        write_settled(&mut writer, &mut segmenter).await?;
+    }
+    let cut = finish(writer, segmenter, false).await?;
+    tracing::info!(
+        moves = cut.moves,
+        bucket_seconds,
+        segments = cut.counts.segments,
+        ms = started.elapsed().as_millis() as u64,
+        "stored segments extended with new moves"
+    );
+    Ok(Some(cut))
+}
+
+/// A stored record in the segmenter's ids.
+fn record(segmenter: &mut Segmenter, r: TailRecord) -> Segment {
+    Segment {
+        bucket: r.bucket,
+        moves: r
+            .moves
+            .iter()
+            .map(|(ip, n)| (segmenter.ip_id(ip), *n))
+            .collect(),
+        stalled: r.stalled,
+        stall_ip: r.stall_ip.map(|ip| StallIp::new(segmenter.ip_id(&ip))),
+    }
+}
+
+/// Saves the segments no later move can change.
+async fn write_settled(
+    writer: &mut SegmentationWriter<'_>,
+    segmenter: &mut Segmenter,
+) -> Result<()> {
+    let settled = segmenter.take_settled();
+    let (users, ips, _) = segmenter.names();
+    let part: Vec<(UserId, &[Segment])> = settled
+        .iter()
+        .map(|(u, segs)| (*u, segs.as_slice()))
+        .collect();
+    writer.write_users(users, ips, &part).await?;
+    Ok(())
+}
+
+/// Saves the rest of a cut and commits.
+async fn finish(writer: SegmentationWriter<'_>, segmenter: Segmenter, keep: bool) -> Result<Cut> {
+    let last_buckets = segmenter.last_buckets();
+    let segments = segmenter.finish();
+    let saved = writer.finish(&segments, &last_buckets).await?;
+    Ok(Cut {
+        segments: keep.then_some(segments),
+        counts: saved.counts,
+        users: saved.users as usize,
+        moves: saved.moves,
+        extended: saved.extended,
+    })
+}
