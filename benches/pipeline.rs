@@ -20,6 +20,8 @@
 //!   segments (pairs per second, scan alone);
 //! - `report`: `detect report --input FILE --format csv --all`, end to end;
 //! - `scan-store`: `detect scan` on the store the `ingest` stage filled;
+//! - `tick`: then the world's last 1,000 moves a day later ingested into
+//!   that store and the season scanned again, what a daemon tick does;
 //! - `scan-modes` (only when named in `--stages`): the `scan` stage in
 //!   reference and in improved mode on the same segments, best of three
 //!   each, and the ratio of improved to reference;
@@ -33,6 +35,10 @@
 //! with the floor, and the best time of each is shown; ratios are to the
 //! best floor of the same run).
 
+#[path = "pipeline/commands.rs"]
+mod commands;
+
+use commands::{external, reference, release_binary, Outcome};
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -76,7 +82,7 @@ fn main() {
                     continue;
                 }
                 let outcome = match stage.as_str() {
-                    "report" | "ingest" | "ingest-again" | "scan-store" => {
+                    "report" | "ingest" | "ingest-again" | "scan-store" | "tick" => {
                         external(stage, &detect, &file, &opts)
                     }
                     "reference" => match &opts.reference {
@@ -120,12 +126,12 @@ fn repeatable(stage: &str) -> bool {
     matches!(stage, "floor" | "parse" | "segment" | "scan" | "report")
 }
 
-struct Options {
+pub struct Options {
     moves: Vec<u64>,
     days: u32,
     stages: Vec<String>,
     reference: Option<PathBuf>,
-    data: PathBuf,
+    pub data: PathBuf,
     repeat: u32,
 }
 
@@ -143,6 +149,7 @@ impl Options {
                 "scan",
                 "report",
                 "scan-store",
+                "tick",
                 "reference",
             ]
             .map(String::from)
@@ -227,12 +234,6 @@ fn line_count(file: &Path) -> u64 {
     f.split(b'\n').count() as u64
 }
 
-struct Outcome {
-    seconds: f64,
-    peak_kb: u64,
-    note: String,
-}
-
 /// Runs an in-process stage in a child process of this binary.
 fn child(stage: &str, file: &Path) -> Option<Outcome> {
     let exe = std::env::current_exe().expect("own path");
@@ -253,110 +254,6 @@ fn child(stage: &str, file: &Path) -> Option<Outcome> {
         peak_kb: parts.next()?.parse().ok()?,
         note: parts.next().unwrap_or("").to_owned(),
     })
-}
-
-/// Times a `detect` command on the world (see [`measured`] for memory).
-fn external(stage: &str, detect: &Path, file: &Path, opts: &Options) -> Option<Outcome> {
-    let store = opts.data.join(format!(
-        "{}.db",
-        file.file_stem().unwrap().to_string_lossy()
-    ));
-    let db = format!("sqlite://{}", store.display());
-    let f = file.to_str().unwrap();
-    let args: Vec<String> = match stage {
-        "report" => vec!["report", "--input", f, "--format", "csv", "--all"],
-        "ingest" => {
-            for ext in ["", "-wal", "-shm"] {
-                let _ = std::fs::remove_file(format!("{}{ext}", store.display()));
-            }
-            vec!["--db", &db, "ingest", f]
-        }
-        "ingest-again" => {
-            if !store.is_file() {
-                return None;
-            }
-            vec!["--db", &db, "ingest", f]
-        }
-        "scan-store" => {
-            if !store.is_file() {
-                return None;
-            }
-            vec!["--db", &db, "scan", "--season", "1"]
-        }
-        _ => unreachable!("not an external stage"),
-    }
-    .into_iter()
-    .map(String::from)
-    .collect();
-    measured(detect, &args)
-}
-
-/// The reference script on the same file (`--reference PATH`).
-fn reference(script: &Path, file: &Path) -> Option<Outcome> {
-    let out = std::env::temp_dir().join("detect-bench-reference-pairs.csv");
-    let args = vec![
-        script.to_string_lossy().into_owned(),
-        "--pairs-out".to_owned(),
-        out.to_string_lossy().into_owned(),
-        file.to_string_lossy().into_owned(),
-    ];
-    let mut o = measured(Path::new("perl"), &args)?;
-    o.note = "the reference script".into();
-    Some(o)
-}
-
-/// Runs a command, timing it; its peak memory comes from GNU time
-/// (`/usr/bin/time`, which scripts/bench installs), else it is shown as 0.
-fn measured(program: &Path, args: &[String]) -> Option<Outcome> {
-    let start = Instant::now();
-    let time = Path::new("/usr/bin/time");
-    let (program_used, full_args): (PathBuf, Vec<String>) = if time.is_file() {
-        let mut a = vec![
-            "-f".to_owned(),
-            "MAXRSS %M".to_owned(),
-            program.to_string_lossy().into_owned(),
-        ];
-        a.extend(args.iter().cloned());
-        (time.to_owned(), a)
-    } else {
-        (program.to_owned(), args.to_vec())
-    };
-    let out = Command::new(&program_used)
-        .args(&full_args)
-        .env("TZ", "UTC")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .output()
-        .expect("run command");
-    let seconds = start.elapsed().as_secs_f64();
-    let err = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() {
-        eprintln!("{} failed: {err}", program.display());
-        return None;
-    }
-    let peak_kb = err
-        .lines()
-        .find_map(|l| l.strip_prefix("MAXRSS "))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or(0);
-    Some(Outcome {
-        seconds,
-        peak_kb,
-        note: String::new(),
-    })
-}
-
-/// The release `detect` binary beside this benchmark.
-fn release_binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("own path");
-    let dir = exe.parent().and_then(Path::parent).expect("target dir");
-    let bin = dir.join("detect");
-    assert!(
-        bin.is_file(),
-        "{} is missing: run `cargo build --release` first (scripts/bench does)",
-        bin.display()
-    );
-    bin
 }
 
 /// Runs one in-process stage; returns "seconds peak_kb note".

@@ -1,0 +1,170 @@
+//! The stages that run a command: `detect` itself (on the world file or
+//! the store the `ingest` stage filled) and the reference script.
+
+use super::Options;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+pub struct Outcome {
+    pub seconds: f64,
+    pub peak_kb: u64,
+    pub note: String,
+}
+
+/// Times a `detect` command on the world (see [`measured`] for memory).
+pub fn external(stage: &str, detect: &Path, file: &Path, opts: &Options) -> Option<Outcome> {
+    let store = opts.data.join(format!(
+        "{}.db",
+        file.file_stem().unwrap().to_string_lossy()
+    ));
+    let db = format!("sqlite://{}", store.display());
+    let f = file.to_str().unwrap();
+    let args: Vec<String> = match stage {
+        "report" => vec!["report", "--input", f, "--format", "csv", "--all"],
+        "ingest" => {
+            for ext in ["", "-wal", "-shm"] {
+                let _ = std::fs::remove_file(format!("{}{ext}", store.display()));
+            }
+            vec!["--db", &db, "ingest", f]
+        }
+        "ingest-again" => {
+            if !store.is_file() {
+                return None;
+            }
+            vec!["--db", &db, "ingest", f]
+        }
+        "scan-store" => {
+            if !store.is_file() {
+                return None;
+            }
+            vec!["--db", &db, "scan", "--season", "1"]
+        }
+        "tick" => return tick(detect, file, &db),
+        _ => unreachable!("not an external stage"),
+    }
+    .into_iter()
+    .map(String::from)
+    .collect();
+    measured(detect, &args)
+}
+
+/// The reference script on the same file (`--reference PATH`).
+pub fn reference(script: &Path, file: &Path) -> Option<Outcome> {
+    let out = std::env::temp_dir().join("detect-bench-reference-pairs.csv");
+    let args = vec![
+        script.to_string_lossy().into_owned(),
+        "--pairs-out".to_owned(),
+        out.to_string_lossy().into_owned(),
+        file.to_string_lossy().into_owned(),
+    ];
+    let mut o = measured(Path::new("perl"), &args)?;
+    o.note = "the reference script".into();
+    Some(o)
+}
+
+/// Runs a command, timing it; its peak memory comes from GNU time
+/// (`/usr/bin/time`, which scripts/bench installs), else it is shown as 0.
+fn measured(program: &Path, args: &[String]) -> Option<Outcome> {
+    let start = Instant::now();
+    let time = Path::new("/usr/bin/time");
+    let (program_used, full_args): (PathBuf, Vec<String>) = if time.is_file() {
+        let mut a = vec![
+            "-f".to_owned(),
+            "MAXRSS %M".to_owned(),
+            program.to_string_lossy().into_owned(),
+        ];
+        a.extend(args.iter().cloned());
+        (time.to_owned(), a)
+    } else {
+        (program.to_owned(), args.to_vec())
+    };
+    let out = Command::new(&program_used)
+        .args(&full_args)
+        .env("TZ", "UTC")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .expect("run command");
+    let seconds = start.elapsed().as_secs_f64();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        eprintln!("{} failed: {err}", program.display());
+        return None;
+    }
+    let peak_kb = err
+        .lines()
+        .find_map(|l| l.strip_prefix("MAXRSS "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    Some(Outcome {
+        seconds,
+        peak_kb,
+        note: String::new(),
+    })
+}
+
+/// The release `detect` binary beside this benchmark.
+pub fn release_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("own path");
+    let dir = exe.parent().and_then(Path::parent).expect("target dir");
+    let bin = dir.join("detect");
+    assert!(
+        bin.is_file(),
+        "{} is missing: run `cargo build --release` first (scripts/bench does)",
+        bin.display()
+    );
+    bin
+}
+
+/// Moves a tick brings.
+const TICK_MOVES: usize = 1_000;
+
+/// A daemon tick on the store the `ingest` stage filled: the world's last
+/// 1,000 moves again one day later, ingested, then season 1 scanned
+/// (what `detect daemon --once` does for a source and a season). Run it
+/// after `ingest` in the same run: a second tick finds its file ingested.
+fn tick(detect: &Path, file: &Path, db: &str) -> Option<Outcome> {
+    let moves = file.with_extension("tick.jsonl");
+    if !moves.is_file() {
+        write_tick(file, &moves);
+    }
+    let ingest = ["--db", db, "ingest", moves.to_str().unwrap()].map(String::from);
+    let scan = ["--db", db, "scan", "--season", "1"].map(String::from);
+    let i = measured(detect, &ingest)?;
+    let s = measured(detect, &scan)?;
+    Some(Outcome {
+        seconds: i.seconds + s.seconds,
+        peak_kb: i.peak_kb.max(s.peak_kb),
+        note: format!(
+            "ingest of {TICK_MOVES} moves {:.2} s ({:.0} MB), scan {:.2} s ({:.0} MB)",
+            i.seconds,
+            i.peak_kb as f64 / 1024.0,
+            s.seconds,
+            s.peak_kb as f64 / 1024.0
+        ),
+    })
+}
+
+/// The world's last moves, each a day later.
+fn write_tick(world: &Path, out: &Path) {
+    let f = std::io::BufReader::new(std::fs::File::open(world).expect("open world"));
+    let mut last: std::collections::VecDeque<String> = Default::default();
+    for line in f.lines() {
+        last.push_back(line.expect("read world"));
+        if last.len() > TICK_MOVES {
+            last.pop_front();
+        }
+    }
+    let mut w = std::io::BufWriter::new(std::fs::File::create(out).expect("create tick"));
+    for line in last {
+        let mut v: serde_json::Value = serde_json::from_str(&line).expect("a world line");
+        let t = v["timestamp_utc"].as_str().expect("timestamp_utc");
+        let t = chrono::NaiveDateTime::parse_from_str(t, "%Y-%m-%d %H:%M:%S").expect("a time");
+        let later = t + chrono::Duration::days(1);
+        v["timestamp_utc"] = later.format("%Y-%m-%d %H:%M:%S").to_string().into();
+        writeln!(w, "{v}").expect("write tick");
+    }
+    w.flush().expect("write tick");
+}
