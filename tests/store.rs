@@ -139,6 +139,9 @@ fn a_streamed_cut_loads_as_the_whole_cut(backend: Backend) {
     db.ok(&["ingest", log.to_str().unwrap()]);
     block_on(async {
         let store = Store::open(&db.url).await.expect("open");
+        // Chunks of a few segments: users span many, and extensions take
+        // several back.
+        let store = store.with_chunk_bytes(24);
         let whole = detect::pipeline::cut_segments(&store, 1800, false, true)
             .await
             .unwrap()
@@ -234,6 +237,9 @@ fn extended_segments_load_as_one_cut(backend: Backend) {
                 "part {i}: {out}"
             );
             let store = Store::open(&db.url).await.expect("open");
+            // Chunks of a few segments: users span many, and extensions take
+            // several back.
+            let store = store.with_chunk_bytes(24);
             let cut = detect::pipeline::update_segments_in_pages(&store, 1800, false, false, 7)
                 .await
                 .unwrap();

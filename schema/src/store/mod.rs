@@ -177,6 +177,9 @@ pub struct Store {
     /// segmentation, scan, pseudonym and verdict belongs to one site, and a
     /// handle never sees another site's rows (see [`Store::with_site`]).
     pub(super) site: std::sync::Arc<str>,
+    /// Bytes at which a chunk of a user's segments is saved (smaller in
+    /// tests, to make many).
+    pub(super) chunk_bytes: usize,
 }
 
 /// The site of moves ingested without one.
@@ -313,12 +316,20 @@ impl Store {
             limits: Limits::default(),
             ip_key: None,
             site: DEFAULT_SITE.into(),
+            chunk_bytes: segments::CHUNK_BYTES,
         })
     }
 
     /// The same store with another record rule (see [`crate::rules`]).
     pub fn with_limits(mut self, limits: Limits) -> Store {
         self.limits = limits;
+        self
+    }
+
+    /// The same store, saving segments in chunks of about `bytes` (the
+    /// default is 8 KiB; tests make many small ones).
+    pub fn with_chunk_bytes(mut self, bytes: usize) -> Store {
+        self.chunk_bytes = bytes.max(1);
         self
     }
 

@@ -1,15 +1,14 @@
 //! Loading a stored segmentation back into [`Segments`].
 
-use super::super::{Result, Store, StoredSegmentation};
+use super::super::{Result, Store, StoreError, StoredSegmentation};
+use super::chunk::decode;
 use crate::model::*;
-use crate::StallIp;
 use futures_util::TryStreamExt;
 use sqlx::Row;
 
 impl Store {
-    /// The stored segments for `bucket_seconds`, if any. Rows come sorted by
-    /// user and bucket, so each user's list is built by appending and one
-    /// merge of moves with stalls.
+    /// The stored segments for `bucket_seconds`, if any. Chunks come sorted
+    /// by user and first bucket, so each user's list is built by appending.
     pub async fn load_segmentation(
         &self,
         bucket_seconds: i64,
@@ -38,8 +37,8 @@ impl Store {
             u
         };
         let mut rows = sqlx::query(
-            "SELECT username, bucket, ip, move_count FROM segment_moves \
-             WHERE segmentation_id = $1 ORDER BY username, bucket, rank",
+            "SELECT username, first_bucket, data FROM segment_chunks \
+             WHERE segmentation_id = $1 ORDER BY username, first_bucket",
         )
         .bind(id)
         .fetch(&self.pool);
@@ -53,57 +52,14 @@ impl Store {
                 name = Some(n.to_owned());
                 user = user_of(&mut segs, n);
             }
-            let bucket: i64 = r.try_get(1)?;
-            let ip = segs.ips.intern(r.try_get::<&str, _>(2)?);
-            let count: i64 = r.try_get(3)?;
+            let first: i64 = r.try_get(1)?;
+            let data: &[u8] = r.try_get(2)?;
+            let ips = &mut segs.ips;
             let list = &mut segs.by_user[user];
-            if list.last().is_none_or(|s| s.bucket != bucket) {
-                list.push(Segment {
-                    bucket,
-                    ..Segment::default()
-                });
-            }
-            list.last_mut()
-                .expect("pushed")
-                .moves
-                .push((ip, count as u32));
+            decode(data, first, bucket_seconds, |ip| ips.intern(ip), list)
+                .map_err(|e| StoreError::Corrupt(format!("a stored chunk of segments: {e}")))?;
         }
         drop(rows);
-
-        // Stall runs, expanded and merged into each user's moved buckets.
-        let mut stalls: Vec<Vec<(Epoch, Option<IpId>)>> = Vec::new();
-        let mut rows = sqlx::query(
-            "SELECT username, first_bucket, last_bucket, ip FROM segment_stalls \
-             WHERE segmentation_id = $1 ORDER BY username, first_bucket",
-        )
-        .bind(id)
-        .fetch(&self.pool);
-        name = None;
-        while let Some(r) = rows.try_next().await? {
-            let n: &str = r.try_get(0)?;
-            if name.as_deref() != Some(n) {
-                name = Some(n.to_owned());
-                user = user_of(&mut segs, n);
-            }
-            let (first, last): (i64, i64) = (r.try_get(1)?, r.try_get(2)?);
-            let ip: Option<&str> = r.try_get(3)?;
-            let ip = ip.map(|ip| segs.ips.intern(ip));
-            if stalls.len() <= user {
-                stalls.resize_with(user + 1, Vec::new);
-            }
-            let mut b = first;
-            while b <= last {
-                stalls[user].push((b, ip));
-                b += bucket_seconds;
-            }
-        }
-        drop(rows);
-        for (user, stalled) in stalls.into_iter().enumerate() {
-            if !stalled.is_empty() {
-                let moved = std::mem::take(&mut segs.by_user[user]);
-                segs.by_user[user] = merge_stalls(moved, stalled);
-            }
-        }
 
         let mut rows =
             sqlx::query("SELECT username, day, ip FROM ip_days WHERE segmentation_id = $1")
@@ -140,25 +96,4 @@ impl Store {
             generation,
         }))
     }
-}
-
-/// One user's moved buckets (sorted) and stalled buckets (sorted) as one
-/// sorted list; a bucket in both is moved and stalled.
-fn merge_stalls(moved: Vec<Segment>, stalled: Vec<(Epoch, Option<IpId>)>) -> Vec<Segment> {
-    let mut out = Vec::with_capacity(moved.len() + stalled.len());
-    let mut moved = moved.into_iter().peekable();
-    for (bucket, ip) in stalled {
-        while let Some(m) = moved.next_if(|m| m.bucket < bucket) {
-            out.push(m);
-        }
-        let mut seg = moved.next_if(|m| m.bucket == bucket).unwrap_or(Segment {
-            bucket,
-            ..Segment::default()
-        });
-        seg.stalled = true;
-        seg.stall_ip = ip.map(StallIp::new);
-        out.push(seg);
-    }
-    out.extend(moved);
-    out
 }

@@ -1,13 +1,15 @@
 //! Segmentations: the segments of all moves for one bucket size
-//! (`segmentations`, `segment_moves`, `segment_stalls`, `ip_days`,
+//! (`segmentations`, `segment_chunks`, `ip_days`,
 //! `game_days`, `segmentation_games`). Saved by a [`SegmentationWriter`]
 //! part by part, from a whole cut or as an extension with the moves stored
 //! since (`tail.rs`); loaded whole.
 
+mod chunk;
 mod load;
 mod save;
 mod tail;
 
+pub(in crate::store) use chunk::CHUNK_BYTES;
 pub use save::{Saved, SegmentCounts, SegmentationWriter};
 pub use tail::TailRecord;
 

@@ -3,12 +3,9 @@
 
 use super::super::sql::insert_rows;
 use super::super::{Result, Store};
+use super::chunk::{Chunk, ChunkWriter};
 use crate::model::*;
-use crate::StallIp;
 use sqlx::{Any, Row, Transaction};
-
-/// Rows saved per chunk of a segmentation.
-const SAVE_CHUNK: usize = 50_000;
 
 /// What a saved segmentation holds, and what its cut read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +53,8 @@ pub struct SegmentationWriter<'s> {
     bad: u64,
     first_bad: Option<crate::rules::Violation>,
     pub(super) counts: SegmentCounts,
+    /// Per user (by the cut's ids): the chunk being filled.
+    chunks: Vec<ChunkWriter>,
     /// An extension: what the segmentation held before it.
     pub(super) extending: Option<super::tail::Before>,
 }
@@ -81,8 +80,7 @@ impl Store {
                 .collect::<Result<_, _>>()?;
         for id in old {
             for table in [
-                "segment_moves",
-                "segment_stalls",
+                "segment_chunks",
                 "ip_days",
                 "game_days",
                 "segmentation_games",
@@ -140,6 +138,7 @@ impl<'s> SegmentationWriter<'s> {
             bad: 0,
             first_bad: None,
             counts: SegmentCounts::default(),
+            chunks: Vec::new(),
             extending: None,
         }
     }
@@ -204,7 +203,8 @@ impl<'s> SegmentationWriter<'s> {
 
     /// Saves segments of some users (each user's in bucket order; a user's
     /// later segments may follow in a later call). `users` and `ips` name
-    /// the ids.
+    /// the ids, the same in every call of a cut. Each user's segments fill
+    /// a chunk that is saved once it holds the store's chunk size.
     pub async fn write_users(
         &mut self,
         users: &Names,
@@ -212,33 +212,54 @@ impl<'s> SegmentationWriter<'s> {
         part: &[(UserId, &[Segment])],
     ) -> Result<()> {
         let bs = self.bucket_seconds;
-        // Rows go out in chunks as they are made: the whole table of rows
-        // at once cost as much memory as the segments themselves.
-        let mut moved: Vec<MovedRow<'_>> = Vec::with_capacity(SAVE_CHUNK);
-        let mut stalls: Vec<StallRow<'_>> = Vec::with_capacity(SAVE_CHUNK);
+        let mut ready = Vec::new();
         for &(user, segs) in part {
-            let name = users.name(user);
             self.counts.segments += segs.len() as u64;
-            for seg in segs {
-                self.counts.stalled += seg.stalled as u64;
-                for (rank, &(ip, count)) in seg.moves.iter().enumerate() {
-                    moved.push((name, seg.bucket, ips.name(ip), count as i64, rank as i64));
-                }
+            self.counts.stalled += segs.iter().filter(|s| s.stalled).count() as u64;
+            let u = user as usize;
+            if self.chunks.len() <= u {
+                self.chunks.resize_with(u + 1, ChunkWriter::default);
             }
-            for run in stall_runs(segs, bs) {
-                stalls.push((name, run.0, run.1, run.2.map(|ip| ips.name(ip))));
-            }
-            if moved.len() >= SAVE_CHUNK {
-                self.insert_moved(&moved).await?;
-                moved.clear();
-            }
-            if stalls.len() >= SAVE_CHUNK {
-                self.insert_stalls(&stalls).await?;
-                stalls.clear();
+            let chunk = &mut self.chunks[u];
+            chunk.push(segs, ips, bs);
+            if chunk.len() >= self.store.chunk_bytes {
+                ready.extend(chunk.take().map(|c| (user, c)));
             }
         }
-        self.insert_moved(&moved).await?;
-        self.insert_stalls(&stalls).await?;
+        self.insert_chunks(users, &ready).await
+    }
+
+    /// Saves every chunk still being filled.
+    async fn close_chunks(&mut self, users: &Names) -> Result<()> {
+        let chunks = std::mem::take(&mut self.chunks);
+        let ready: Vec<(UserId, Chunk)> = chunks
+            .into_iter()
+            .enumerate()
+            .filter_map(|(u, mut c)| c.take().map(|c| (u as UserId, c)))
+            .collect();
+        self.insert_chunks(users, &ready).await
+    }
+
+    async fn insert_chunks(&mut self, users: &Names, chunks: &[(UserId, Chunk)]) -> Result<()> {
+        let id = self.id;
+        insert_rows(
+            self.store.backend,
+            &mut self.tx,
+            "segment_chunks (segmentation_id, username, first_bucket, last_bucket, segments, stalled, data)",
+            7,
+            "",
+            chunks,
+            |q, (user, c)| {
+                q.bind(id)
+                    .bind(users.name(*user).to_owned())
+                    .bind(c.first_bucket)
+                    .bind(c.last_bucket)
+                    .bind(c.segments as i64)
+                    .bind(c.stalled as i64)
+                    .bind(c.data.clone())
+            },
+        )
+        .await?;
         Ok(())
     }
 
@@ -253,6 +274,7 @@ impl<'s> SegmentationWriter<'s> {
             .map(|(u, segs)| (u as UserId, segs.as_slice()))
             .collect();
         self.write_users(&rest.users, &rest.ips, &part).await?;
+        self.close_chunks(&rest.users).await?;
         let saved = match self.extending {
             None => {
                 self.insert_days(rest).await?;
@@ -387,93 +409,5 @@ impl<'s> SegmentationWriter<'s> {
             ),
             None => read,
         }
-    }
-
-    async fn insert_moved(&mut self, rows: &[MovedRow<'_>]) -> Result<()> {
-        let id = self.id;
-        insert_rows(
-            self.store.backend,
-            &mut self.tx,
-            "segment_moves (segmentation_id, username, bucket, ip, move_count, rank)",
-            6,
-            "",
-            rows,
-            |q, &(user, bucket, ip, count, rank)| {
-                q.bind(id)
-                    .bind(user.to_owned())
-                    .bind(bucket)
-                    .bind(ip.to_owned())
-                    .bind(count)
-                    .bind(rank)
-            },
-        )
-        .await?;
-        Ok(())
-    }
-
-    async fn insert_stalls(&mut self, rows: &[StallRow<'_>]) -> Result<()> {
-        let id = self.id;
-        insert_rows(
-            self.store.backend,
-            &mut self.tx,
-            "segment_stalls (segmentation_id, username, first_bucket, last_bucket, ip)",
-            5,
-            "",
-            rows,
-            |q, &(user, first, last, ip)| {
-                q.bind(id)
-                    .bind(user.to_owned())
-                    .bind(first)
-                    .bind(last)
-                    .bind(ip.map(str::to_owned))
-            },
-        )
-        .await?;
-        Ok(())
-    }
-}
-
-/// A `segment_moves` row: user, bucket, IP, move count, rank.
-type MovedRow<'s> = (&'s str, Epoch, &'s str, i64, i64);
-/// A `segment_stalls` row: user, first and last bucket, IP.
-type StallRow<'s> = (&'s str, Epoch, Epoch, Option<&'s str>);
-
-/// Runs of consecutive stalled buckets with the same stall IP:
-/// `(first, last, ip)`.
-fn stall_runs(segs: &[Segment], bs: i64) -> Vec<(Epoch, Epoch, Option<IpId>)> {
-    let mut runs: Vec<(Epoch, Epoch, Option<IpId>)> = Vec::new();
-    for s in segs.iter().filter(|s| s.stalled) {
-        match runs.last_mut() {
-            Some(r) if r.1 + bs == s.bucket && r.2 == s.stall_ip.map(StallIp::get) => {
-                r.1 = s.bucket
-            }
-            _ => runs.push((s.bucket, s.bucket, s.stall_ip.map(StallIp::get))),
-        }
-    }
-    runs
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stall_runs_merge_consecutive_buckets_with_one_ip() {
-        let s = |b, ip: Option<IpId>| Segment {
-            bucket: b,
-            moves: Default::default(),
-            stalled: true,
-            stall_ip: ip.map(StallIp::new),
-        };
-        let segs = [
-            s(0, Some(1)),
-            s(10, Some(1)),
-            s(20, Some(2)),
-            s(40, Some(2)),
-        ];
-        assert_eq!(
-            stall_runs(&segs, 10),
-            vec![(0, 10, Some(1)), (20, 20, Some(2)), (40, 40, Some(2))]
-        );
     }
 }

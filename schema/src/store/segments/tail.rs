@@ -1,11 +1,12 @@
 //! Extending a stored time-order segmentation with the moves stored after
 //! it: only what those moves can change is read back and written again,
-//! the latest two records of the users who moved and the latest bucket of
-//! the games they moved in.
+//! the latest chunk of each user who moved (holding at least their latest
+//! two records) and the latest bucket of the games they moved in.
 
 use super::super::moves::read_generation;
 use super::super::sql::insert_rows;
 use super::super::{Backend, Result, Store, StoreError};
+use super::chunk::decode;
 use super::save::{Saved, SegmentCounts, SegmentationWriter};
 use crate::model::*;
 use rustc_hash::FxHashSet;
@@ -130,130 +131,81 @@ impl Store {
 }
 
 impl SegmentationWriter<'_> {
-    /// Takes `user`'s latest two records out of the segmentation being
-    /// extended, to be cut again with the user's new moves (a run of
-    /// stalls counts as one record, and comes back whole): nothing for a
-    /// user new to it. Call it once per user, before the user's first new
-    /// move.
+    /// Takes `user`'s latest chunks out of the segmentation being extended,
+    /// enough to hold the user's latest two records, to be cut again with
+    /// the user's new moves and saved anew: nothing for a user new to it.
+    /// Call it once per user, before the user's first new move.
     ///
     /// # Panics
     /// If the writer does not extend a segmentation.
     pub async fn take_tail(&mut self, user: &str) -> Result<Vec<TailRecord>> {
         assert!(self.extending.is_some(), "take_tail needs an extension");
         let (id, bs) = (self.id, self.bucket_seconds);
-        let rows = sqlx::query(
-            "SELECT bucket, ip, move_count FROM segment_moves \
-             WHERE segmentation_id = $1 AND username = $2 AND bucket >= COALESCE(( \
-                 SELECT DISTINCT bucket FROM segment_moves \
-                 WHERE segmentation_id = $3 AND username = $4 \
-                 ORDER BY bucket DESC LIMIT 1 OFFSET 1), $5) \
-             ORDER BY bucket, rank",
-        )
-        .bind(id)
-        .bind(user)
-        .bind(id)
-        .bind(user)
-        .bind(i64::MIN)
-        .fetch_all(&mut *self.tx)
-        .await?;
-        let mut moved: Vec<TailRecord> = Vec::new();
-        for r in rows {
-            let bucket: i64 = r.try_get(0)?;
-            if moved.last().is_none_or(|m| m.bucket != bucket) {
-                moved.push(TailRecord {
-                    bucket,
-                    moves: Vec::new(),
-                    stalled: false,
-                    stall_ip: None,
-                });
-            }
-            let count = r.try_get::<i64, _>(2)? as u32;
-            let last = moved.last_mut().expect("pushed");
-            last.moves.push((r.try_get(1)?, count));
-        }
-        let run = sqlx::query(
-            "SELECT first_bucket, last_bucket, ip FROM segment_stalls \
-             WHERE segmentation_id = $1 AND username = $2 ORDER BY first_bucket DESC LIMIT 1",
-        )
-        .bind(id)
-        .bind(user)
-        .fetch_optional(&mut *self.tx)
-        .await?;
-        let run: Option<(i64, i64, Option<String>)> = match run {
-            Some(r) => Some((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)),
-            None => None,
-        };
-        let not_in_time_order = || {
-            StoreError::Corrupt(
-                "a stored stall at or after a user's latest move: not a time-order segmentation"
-                    .to_owned(),
+        let mut ips = Names::default();
+        let mut records: Vec<Segment> = Vec::new();
+        let mut removed = SegmentCounts::default();
+        let mut before = i64::MAX;
+        while records.len() < 2 {
+            let Some(row) = sqlx::query(
+                "SELECT first_bucket, segments, stalled, data FROM segment_chunks \
+                 WHERE segmentation_id = $1 AND username = $2 AND first_bucket < $3 \
+                 ORDER BY first_bucket DESC LIMIT 1",
             )
-        };
-        let Some(latest) = moved.last().map(|m| m.bucket) else {
-            if run.is_some() {
-                return Err(not_in_time_order());
-            }
-            self.extending.as_mut().expect("checked").new_users += 1;
-            return Ok(Vec::new());
-        };
-        let second = (moved.len() == 2).then(|| moved[0].bucket);
-        let records = match run {
-            Some((_, last, _)) if last >= latest || Some(last) == second => {
-                return Err(not_in_time_order())
-            }
-            Some((first, last, ip)) if second.is_none_or(|s| last > s) => {
-                // The record before the latest is a stall: its run comes back.
-                self.delete_tail(user, latest, Some(first)).await?;
-                let mut records: Vec<TailRecord> = (0..=(last - first) / bs)
-                    .map(|k| TailRecord {
-                        bucket: first + k * bs,
-                        moves: Vec::new(),
-                        stalled: true,
-                        stall_ip: ip.clone(),
-                    })
-                    .collect();
-                records.extend(moved.pop());
-                records
-            }
-            _ => {
-                self.delete_tail(user, moved[0].bucket, None).await?;
-                moved
-            }
-        };
-        let removed = &mut self.extending.as_mut().expect("checked").removed;
-        removed.segments += records.len() as u64;
-        removed.stalled += records.iter().filter(|r| r.stalled).count() as u64;
-        Ok(records)
-    }
-
-    /// Deletes `user`'s moved buckets from `from_bucket` on, and the run of
-    /// stalls starting at `run`.
-    async fn delete_tail(
-        &mut self,
-        user: &str,
-        from_bucket: Epoch,
-        run: Option<Epoch>,
-    ) -> Result<()> {
-        sqlx::query(
-            "DELETE FROM segment_moves WHERE segmentation_id = $1 AND username = $2 AND bucket >= $3",
-        )
-        .bind(self.id)
-        .bind(user)
-        .bind(from_bucket)
-        .execute(&mut *self.tx)
-        .await?;
-        if let Some(first) = run {
-            sqlx::query(
-                "DELETE FROM segment_stalls \
-                 WHERE segmentation_id = $1 AND username = $2 AND first_bucket = $3",
-            )
-            .bind(self.id)
+            .bind(id)
             .bind(user)
-            .bind(first)
+            .bind(before)
+            .fetch_optional(&mut *self.tx)
+            .await?
+            else {
+                break;
+            };
+            before = row.try_get(0)?;
+            removed.segments += row.try_get::<i64, _>(1)? as u64;
+            removed.stalled += row.try_get::<i64, _>(2)? as u64;
+            let mut chunk = Vec::new();
+            let data: Vec<u8> = row.try_get(3)?;
+            decode(&data, before, bs, |ip| ips.intern(ip), &mut chunk)
+                .map_err(|e| StoreError::Corrupt(format!("a stored chunk of segments: {e}")))?;
+            chunk.append(&mut records);
+            records = chunk;
+        }
+        if before != i64::MAX {
+            sqlx::query(
+                "DELETE FROM segment_chunks \
+                 WHERE segmentation_id = $1 AND username = $2 AND first_bucket >= $3",
+            )
+            .bind(id)
+            .bind(user)
+            .bind(before)
             .execute(&mut *self.tx)
             .await?;
         }
-        Ok(())
+        // In time order a user's latest record is a bucket they moved in.
+        if records
+            .last()
+            .is_some_and(|r| r.moves.is_empty() || r.stalled)
+        {
+            return Err(StoreError::Corrupt(
+                "a stored stall at or after a user's latest move: not a time-order segmentation"
+                    .to_owned(),
+            ));
+        }
+        let extending = self.extending.as_mut().expect("checked");
+        if records.is_empty() {
+            extending.new_users += 1;
+        }
+        extending.removed.segments += removed.segments;
+        extending.removed.stalled += removed.stalled;
+        let name = |ip: IpId| ips.name(ip).to_owned();
+        Ok(records
+            .into_iter()
+            .map(|r| TailRecord {
+                bucket: r.bucket,
+                moves: r.moves.iter().map(|&(ip, n)| (name(ip), n)).collect(),
+                stalled: r.stalled,
+                stall_ip: r.stall_ip.map(|ip| name(ip.get())),
+            })
+            .collect())
     }
 
     /// The bucket of `game`'s latest move in the segmentation being
