@@ -82,6 +82,13 @@ fn purge_in_the_middle_of_a_season(backend: Backend) {
     let (n, oldest) = stored_moves(&db.url);
     assert_eq!(n, kept_moves);
     assert!(oldest.unwrap() >= cutoff);
+    // The segments held the purged moves' addresses: they went with them.
+    block_on(async {
+        let store = Store::open(&db.url).await.unwrap();
+        assert_eq!(store.segmentation_state(1800).await.unwrap(), None);
+        store.close().await;
+    });
+    assert!(out.contains("1 stored segmentations deleted"), "{out}");
     assert!(
         out.contains(&format!("{} moves and", total_moves - kept_moves)),
         "{out}"

@@ -59,7 +59,7 @@ pub async fn purge(store: &Store, before: i64, now: i64) -> Result<Purged> {
     tracing::info!(
         before = %format_utc(before),
         moves = purged.moves,
-        ip_days = purged.ip_days,
+        segmentations = purged.segmentations,
         "store purged"
     );
     Ok(purged)
@@ -68,11 +68,12 @@ pub async fn purge(store: &Store, before: i64, now: i64) -> Result<Purged> {
 /// One line: what was removed, what stays.
 pub fn describe(p: &Purged) -> String {
     format!(
-        "purged everything before {} UTC: {} moves and {} IP-day rows deleted, {} moves left; \
+        "purged everything before {} UTC: {} moves and {} stored segmentations deleted \
+         (cut again from the moves left when next needed), {} moves left; \
          scans and their reports are kept",
         format_utc(p.before),
         p.moves,
-        p.ip_days,
+        p.segmentations,
         p.moves_left
     )
 }

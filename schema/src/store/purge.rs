@@ -1,11 +1,12 @@
-//! Retention: deleting raw moves and IP-day rows older than a cutoff.
+//! Retention: deleting raw moves older than a cutoff, and with them every
+//! stored segmentation (segments, sightings and runs of game days are
+//! derived from the moves and hold their IPs).
 //!
 //! What stays: scans (their pairs, evidence and cliques, so a report of an
-//! old season still prints), game names (so old seasons are still known),
-//! and the stored segments until they are next cut. The moves generation is
-//! not bumped, so stored scans stay the current ones; the segmentations are
-//! marked stale instead, so the next scan cuts its segments from the moves
-//! that remain and covers only those.
+//! old season still prints) and game names (so old seasons are still
+//! known). The moves generation is not bumped, so stored scans stay the
+//! current ones; the next scan cuts its segments from the moves that remain
+//! and covers only those.
 //!
 //! A purge covers every site. The IP pseudonyms of addresses left in no
 //! move of their site are retired: the row keeps its number (so `IP-n`
@@ -24,8 +25,9 @@ pub struct Purged {
     pub before: Epoch,
     /// Raw moves deleted.
     pub moves: u64,
-    /// IP-day rows (who moved from which IP on which day) deleted.
-    pub ip_days: u64,
+    /// Stored segmentations deleted (segments, sightings and runs of game
+    /// days of every site and bucket size; cut again when next needed).
+    pub segmentations: u64,
     /// Moves left.
     pub moves_left: i64,
     /// IP pseudonyms whose address is in no move left: their address was
@@ -43,9 +45,9 @@ const LAST_PURGE: &str = "last_purge_at";
 const PURGED_BEFORE: &str = "purged_before";
 
 impl Store {
-    /// Deletes the moves before `before` and the IP-day rows of the days
-    /// wholly before it, in one transaction, recording `now` as the time
-    /// of the purge.
+    /// Deletes the moves before `before` and, when there were any, every
+    /// stored segmentation (derived data that holds their IPs), in one
+    /// transaction, recording `now` as the time of the purge.
     pub async fn purge_before(&self, before: Epoch, now: Epoch) -> Result<Purged> {
         let mut tx = self.pool.begin().await?;
         let moves = sqlx::query("DELETE FROM moves WHERE ts < $1")
@@ -53,16 +55,19 @@ impl Store {
             .execute(&mut *tx)
             .await?
             .rows_affected();
-        let ip_days = sqlx::query("DELETE FROM ip_days WHERE day < $1")
-            .bind(before.div_euclid(86_400))
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
+        // Segments are derived from the moves, and hold their IPs: they go
+        // whole, and the next cut starts again from the moves left.
+        let mut segmentations = 0;
         if moves > 0 {
-            // Stale: the next cut starts again from the moves left.
-            sqlx::query("UPDATE segmentations SET generation = -1")
+            for table in ["segment_chunks", "user_days", "segmentation_games"] {
+                sqlx::query(&format!("DELETE FROM {table}"))
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            segmentations = sqlx::query("DELETE FROM segmentations")
                 .execute(&mut *tx)
-                .await?;
+                .await?
+                .rows_affected();
         }
         let horizon = purged_before(&mut tx)
             .await?
@@ -90,7 +95,7 @@ impl Store {
         Ok(Purged {
             before,
             moves,
-            ip_days,
+            segmentations,
             moves_left,
             pseudonyms_retired,
         })

@@ -116,9 +116,7 @@ impl ChunkWriter {
     fn ip(&mut self, id: IpId, ips: &Names) -> u32 {
         let next = self.index.len() as u32;
         *self.index.entry(id).or_insert_with(|| {
-            let name = ips.name(id).as_bytes();
-            put(&mut self.ips, name.len() as u64);
-            self.ips.extend_from_slice(name);
+            put_name(&mut self.ips, ips.name(id));
             next
         })
     }
@@ -157,14 +155,11 @@ pub(super) fn decode(
     mut ip: impl FnMut(&str) -> IpId,
     out: &mut Vec<Segment>,
 ) -> Result<(), String> {
-    let mut r = Reader { data, at: 0 };
+    let mut r = Reader::new(data);
     let n_ips = r.int()?;
     let mut ids = Vec::with_capacity(n_ips.min(1 << 16) as usize);
     for _ in 0..n_ips {
-        let len = r.int()? as usize;
-        let bytes = r.bytes(len)?;
-        let name = std::str::from_utf8(bytes).map_err(|_| "an IP that is not UTF-8")?;
-        ids.push(ip(name));
+        ids.push(ip(r.name()?));
     }
     let id = |i: u64| -> Result<IpId, String> {
         ids.get(i as usize)
@@ -203,7 +198,13 @@ pub(super) fn decode(
     Ok(())
 }
 
-fn put(out: &mut Vec<u8>, mut v: u64) {
+/// A name as its length and UTF-8 bytes.
+pub(super) fn put_name(out: &mut Vec<u8>, name: &str) {
+    put(out, name.len() as u64);
+    out.extend_from_slice(name.as_bytes());
+}
+
+pub(super) fn put(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
@@ -211,23 +212,34 @@ fn put(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
-struct Reader<'a> {
+pub(super) struct Reader<'a> {
     data: &'a [u8],
     at: usize,
 }
 
 impl<'a> Reader<'a> {
-    fn done(&self) -> bool {
+    pub fn new(data: &'a [u8]) -> Self {
+        Reader { data, at: 0 }
+    }
+
+    /// A name written by [`put_name`].
+    pub fn name(&mut self) -> Result<&'a str, String> {
+        let len = self.int()? as usize;
+        let bytes = self.bytes(len)?;
+        std::str::from_utf8(bytes).map_err(|_| "a name that is not UTF-8".to_owned())
+    }
+
+    pub fn done(&self) -> bool {
         self.at >= self.data.len()
     }
 
-    fn byte(&mut self) -> Result<u8, String> {
+    pub fn byte(&mut self) -> Result<u8, String> {
         let b = *self.data.get(self.at).ok_or("a chunk cut short")?;
         self.at += 1;
         Ok(b)
     }
 
-    fn int(&mut self) -> Result<u64, String> {
+    pub fn int(&mut self) -> Result<u64, String> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.byte()?;
@@ -239,7 +251,7 @@ impl<'a> Reader<'a> {
         Err("a number too long in a chunk".to_owned())
     }
 
-    fn bytes(&mut self, len: usize) -> Result<&'a [u8], String> {
+    pub fn bytes(&mut self, len: usize) -> Result<&'a [u8], String> {
         let end = self.at.checked_add(len).filter(|&e| e <= self.data.len());
         let end = end.ok_or("a chunk cut short")?;
         let b = &self.data[self.at..end];

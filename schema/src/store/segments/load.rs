@@ -2,6 +2,7 @@
 
 use super::super::{Result, Store, StoreError, StoredSegmentation};
 use super::chunk::decode;
+use super::days;
 use crate::model::*;
 use futures_util::TryStreamExt;
 use sqlx::Row;
@@ -62,30 +63,31 @@ impl Store {
         drop(rows);
 
         let mut rows =
-            sqlx::query("SELECT username, day, ip FROM ip_days WHERE segmentation_id = $1")
+            sqlx::query("SELECT username, data FROM user_days WHERE segmentation_id = $1")
                 .bind(id)
                 .fetch(&self.pool);
         while let Some(r) = rows.try_next().await? {
             let user = user_of(&mut segs, r.try_get(0)?) as UserId;
-            let day: i64 = r.try_get(1)?;
-            let ip = segs.ips.intern(r.try_get::<&str, _>(2)?);
-            segs.ip_days.push(IpDay { user, day, ip });
-        }
-        drop(rows);
-        let mut rows = sqlx::query(
-            "SELECT username, game, first_day, last_day FROM game_days WHERE segmentation_id = $1",
-        )
-        .bind(id)
-        .fetch(&self.pool);
-        while let Some(r) = rows.try_next().await? {
-            let user = user_of(&mut segs, r.try_get(0)?) as UserId;
-            let game = segs.games.intern(r.try_get::<&str, _>(1)?);
-            segs.game_days.push(GameDays {
-                user,
-                game,
-                first_day: r.try_get(2)?,
-                last_day: r.try_get(3)?,
-            });
+            let data: &[u8] = r.try_get(1)?;
+            let (ips, games) = (&mut segs.ips, &mut segs.games);
+            let (ip_days, game_days) = (&mut segs.ip_days, &mut segs.game_days);
+            days::decode(
+                data,
+                |day, ip| {
+                    let ip = ips.intern(ip);
+                    ip_days.push(IpDay { user, day, ip });
+                },
+                |game, first_day, last_day| {
+                    let game = games.intern(game);
+                    game_days.push(GameDays {
+                        user,
+                        game,
+                        first_day,
+                        last_day,
+                    });
+                },
+            )
+            .map_err(|e| StoreError::Corrupt(format!("a user's stored days: {e}")))?;
         }
         drop(rows);
         segs.ip_days.sort_unstable();

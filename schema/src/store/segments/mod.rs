@@ -1,10 +1,11 @@
 //! Segmentations: the segments of all moves for one bucket size
-//! (`segmentations`, `segment_chunks`, `ip_days`,
-//! `game_days`, `segmentation_games`). Saved by a [`SegmentationWriter`]
+//! (`segmentations`, `segment_chunks`, `user_days`,
+//! `segmentation_games`). Saved by a [`SegmentationWriter`]
 //! part by part, from a whole cut or as an extension with the moves stored
 //! since (`tail.rs`); loaded whole.
 
 mod chunk;
+mod days;
 mod load;
 mod save;
 mod tail;

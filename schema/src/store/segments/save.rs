@@ -79,12 +79,7 @@ impl Store {
                 .map(|r| r.try_get(0))
                 .collect::<Result<_, _>>()?;
         for id in old {
-            for table in [
-                "segment_chunks",
-                "ip_days",
-                "game_days",
-                "segmentation_games",
-            ] {
+            for table in ["segment_chunks", "user_days", "segmentation_games"] {
                 sqlx::query(&format!("DELETE FROM {table} WHERE segmentation_id = $1"))
                     .bind(id)
                     .execute(&mut *tx)
@@ -301,55 +296,6 @@ impl<'s> SegmentationWriter<'s> {
             );
         }
         Ok(saved)
-    }
-
-    /// The sightings and runs of game days of a whole cut.
-    async fn insert_days(&mut self, rest: &Segments) -> Result<()> {
-        let (users, ips) = (&rest.users, &rest.ips);
-        let (backend, id) = (self.store.backend, self.id);
-        insert_rows(
-            backend,
-            &mut self.tx,
-            "ip_days (segmentation_id, username, day, ip)",
-            4,
-            "",
-            &rest.ip_days,
-            |q, d| {
-                q.bind(id)
-                    .bind(users.name(d.user).to_owned())
-                    .bind(d.day)
-                    .bind(ips.name(d.ip).to_owned())
-            },
-        )
-        .await?;
-        self.insert_game_days(&rest.game_days, users, &rest.games)
-            .await
-    }
-
-    pub(super) async fn insert_game_days(
-        &mut self,
-        runs: &[GameDays],
-        users: &Names,
-        games: &Names,
-    ) -> Result<()> {
-        let (backend, id) = (self.store.backend, self.id);
-        insert_rows(
-            backend,
-            &mut self.tx,
-            "game_days (segmentation_id, username, game, first_day, last_day)",
-            5,
-            "",
-            runs,
-            |q, d| {
-                q.bind(id)
-                    .bind(users.name(d.user).to_owned())
-                    .bind(games.name(d.game).to_owned())
-                    .bind(d.first_day)
-                    .bind(d.last_day)
-            },
-        )
-        .await?;
-        Ok(())
     }
 
     /// Each game's latest bucket, for a later extension (time order only).

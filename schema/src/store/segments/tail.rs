@@ -4,12 +4,10 @@
 //! two records) and the latest bucket of the games they moved in.
 
 use super::super::moves::read_generation;
-use super::super::sql::insert_rows;
 use super::super::{Backend, Result, Store, StoreError};
 use super::chunk::decode;
 use super::save::{Saved, SegmentCounts, SegmentationWriter};
 use crate::model::*;
-use rustc_hash::FxHashSet;
 use sqlx::Row;
 
 /// What a segmentation held before an extension.
@@ -222,92 +220,5 @@ impl SegmentationWriter<'_> {
             Some(r) => Some(r.try_get(0)?),
             None => None,
         })
-    }
-
-    /// Adds an extension's sightings not stored yet, and its runs of game
-    /// days: a run that starts by the day after the stored latest run of
-    /// its user and game extends that run.
-    pub(super) async fn merge_days(&mut self, rest: &Segments) -> Result<()> {
-        let (users, ips, games) = (&rest.users, &rest.ips, &rest.games);
-        if let Some(first_day) = rest.ip_days.iter().map(|d| d.day).min() {
-            let stored: FxHashSet<(String, i64, String)> = sqlx::query(
-                "SELECT username, day, ip FROM ip_days WHERE segmentation_id = $1 AND day >= $2",
-            )
-            .bind(self.id)
-            .bind(first_day)
-            .fetch_all(&mut *self.tx)
-            .await?
-            .iter()
-            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
-            .collect::<Result<_>>()?;
-            let named = |d: &IpDay| {
-                (
-                    users.name(d.user).to_owned(),
-                    d.day,
-                    ips.name(d.ip).to_owned(),
-                )
-            };
-            let fresh: Vec<(String, i64, String)> = rest
-                .ip_days
-                .iter()
-                .map(named)
-                .filter(|d| !stored.contains(d))
-                .collect();
-            let id = self.id;
-            insert_rows(
-                self.store.backend,
-                &mut self.tx,
-                "ip_days (segmentation_id, username, day, ip)",
-                4,
-                "",
-                &fresh,
-                |q, (user, day, ip)| q.bind(id).bind(user.clone()).bind(*day).bind(ip.clone()),
-            )
-            .await?;
-        }
-        let mut fresh = Vec::new();
-        let mut seen = FxHashSet::default();
-        // Sorted by user, game and first day: a user and game's first run
-        // is the one that can touch a stored run.
-        for run in &rest.game_days {
-            if !seen.insert((run.user, run.game)) {
-                fresh.push(*run);
-                continue;
-            }
-            let (user, game) = (users.name(run.user), games.name(run.game));
-            let stored = sqlx::query(
-                "SELECT first_day, last_day FROM game_days \
-                 WHERE segmentation_id = $1 AND username = $2 AND game = $3 \
-                 ORDER BY last_day DESC LIMIT 1",
-            )
-            .bind(self.id)
-            .bind(user)
-            .bind(game)
-            .fetch_optional(&mut *self.tx)
-            .await?;
-            let stored: Option<(i64, i64)> = match stored {
-                Some(r) => Some((r.try_get(0)?, r.try_get(1)?)),
-                None => None,
-            };
-            match stored {
-                Some((first, last)) if run.first_day <= last + 1 => {
-                    sqlx::query(
-                        "UPDATE game_days SET first_day = $1, last_day = $2 \
-                         WHERE segmentation_id = $3 AND username = $4 AND game = $5 \
-                         AND first_day = $6",
-                    )
-                    .bind(first.min(run.first_day))
-                    .bind(last.max(run.last_day))
-                    .bind(self.id)
-                    .bind(user)
-                    .bind(game)
-                    .bind(first)
-                    .execute(&mut *self.tx)
-                    .await?;
-                }
-                _ => fresh.push(*run),
-            }
-        }
-        self.insert_game_days(&fresh, users, games).await
     }
 }
