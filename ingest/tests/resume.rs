@@ -4,32 +4,15 @@
 //! the segments one cut of all the moves gives. This is what lets a daemon
 //! tick cut only its new moves.
 
-use detect_ingest::{segment_moves, sort_by_time, Segmenter};
+use detect_ingest::{segment_moves, Segmenter};
 use proptest::prelude::*;
 use rustc_hash::FxHashMap;
 use schema::{GameDays, Move, Segment, Segments, StallIp};
 use std::collections::BTreeSet;
 
-const K0: i64 = 1_430_647_200;
-const B: i64 = 1800;
+mod common;
 
-/// Moves of 4 users in 3 games from 3 IPs over about two days, sorted by
-/// time (ties keep their order).
-fn moves() -> impl Strategy<Value = Vec<Move>> {
-    prop::collection::vec((0..4u8, 0..3u8, 0..100_000i64, 0..3u8), 0..120).prop_map(|raw| {
-        let mut moves: Vec<Move> = raw
-            .into_iter()
-            .map(|(u, g, t, ip)| Move {
-                username: format!("u{u}"),
-                game: format!("g{g}"),
-                timestamp: K0 + t,
-                ip: format!("10.0.0.{ip}"),
-            })
-            .collect();
-        sort_by_time(&mut moves);
-        moves
-    })
-}
+use common::{moves, B, K0};
 
 /// A segment by names: bucket, stalled, stall IP, moves.
 type NamedSegment = (i64, bool, Option<String>, Vec<(String, u32)>);

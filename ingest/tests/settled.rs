@@ -3,30 +3,13 @@
 //! exactly the segments of one `finish` over the same moves. This is what
 //! lets an ingest save segments as it cuts them instead of holding them all.
 
-use detect_ingest::{segment_moves, sort_by_time, Segmenter};
+use detect_ingest::{segment_moves, Segmenter};
 use proptest::prelude::*;
 use schema::{Move, Segment, Segments};
 
-const K0: i64 = 1_430_647_200;
-const B: i64 = 1800;
+mod common;
 
-/// Moves of 4 users in 3 games from 3 IPs over about two days, sorted by
-/// time (ties keep their order).
-fn moves() -> impl Strategy<Value = Vec<Move>> {
-    prop::collection::vec((0..4u8, 0..3u8, 0..100_000i64, 0..3u8), 0..120).prop_map(|raw| {
-        let mut moves: Vec<Move> = raw
-            .into_iter()
-            .map(|(u, g, t, ip)| Move {
-                username: format!("u{u}"),
-                game: format!("g{g}"),
-                timestamp: K0 + t,
-                ip: format!("10.0.0.{ip}"),
-            })
-            .collect();
-        sort_by_time(&mut moves);
-        moves
-    })
-}
+use common::{moves, B, K0};
 
 /// Cuts `moves`, taking the settled segments after every move whose index
 /// is in `takes`; returns the segments put back together.
