@@ -212,6 +212,7 @@ fn directory_source(backend: Backend) {
 
     let log = once_ok(dir, &cli_db, &config);
     assert!(log.contains("season 1: "), "{log}");
+    assert!(log.contains("newly flagged"), "{log}");
     assert_eq!(store_state(&store.url, &[], dir).moves, moves_in(first));
     assert_report_matches(&store, &reports, first);
 
@@ -252,6 +253,9 @@ fn directory_source(backend: Backend) {
     let log = once_ok(dir, &cli_db, &config);
     assert!(log.contains("new_moves=0"), "{log}");
     assert!(log.contains("(unchanged)"), "{log}");
+    // What was flagged before is read back from the stored scan: nothing
+    // is newly flagged by a tick that changed nothing.
+    assert!(!log.contains("newly flagged"), "{log}");
     assert_eq!(store_state(&store.url, &[], dir).moves, moves_in(&lines));
     assert!(
         !dir.join("ignored.db").exists(),

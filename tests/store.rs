@@ -29,6 +29,14 @@ fn scans_are_pruned_whole(backend: Backend) {
         assert_eq!(after.id, before.id);
         assert_eq!(after.result, before.result);
         assert_eq!(after.result.pairs.len(), 48);
+        // Only the pairs at or above a similarity, the rest of the scan whole.
+        let flagged = store.latest_scan_at_least(1, 0.9).await.unwrap().unwrap();
+        let mut expected = after.clone();
+        expected.result.pairs.retain(|p| p.similarity >= 0.9);
+        assert!(!expected.result.pairs.is_empty());
+        assert!(expected.result.pairs.len() < after.result.pairs.len());
+        assert_eq!(flagged.result, expected.result);
+        assert_eq!(flagged.id, after.id);
         store.close().await;
     });
 }

@@ -230,7 +230,9 @@ async fn scan_season(
     segments: &mut Option<Segments>,
 ) -> Result<()> {
     let season = pipeline::resolve_season(store, number).await?;
-    let latest = store.latest_scan(number).await?;
+    // Only the pairs flagged at this threshold, to compare the new scan
+    // with: every pair is read only when the latest scan is reused.
+    let latest = store.latest_scan_at_least(number, params.threshold).await?;
     let flags_key = (store.site().to_owned(), number);
     // What logs call the season: with its site, unless it is the default.
     let label = if store.site() == schema::store::DEFAULT_SITE {
@@ -246,7 +248,11 @@ async fn scan_season(
             Flags::of(&r)
         }),
     };
-    let reusable = latest.filter(|l| pipeline::scan_is_current(l, &season, params, generation));
+    let reusable =
+        match latest.filter(|l| pipeline::scan_is_current(l, &season, params, generation)) {
+            Some(_) => store.latest_scan(number).await?,
+            None => None,
+        };
     let (scan, fresh) = match reusable {
         Some(mut l) => {
             l.season = season.clone();

@@ -148,7 +148,7 @@ impl Store {
 
     /// The most recent scan of a season, with every pair.
     pub async fn latest_scan(&self, season: u32) -> Result<Option<StoredScan>> {
-        self.latest_scan_where(season, None).await
+        self.latest_scan_where(season, None, None).await
     }
 
     /// The most recent scan of a season with this bucket size and mode.
@@ -158,7 +158,19 @@ impl Store {
         bucket_seconds: i64,
         mode: Mode,
     ) -> Result<Option<StoredScan>> {
-        self.latest_scan_where(season, Some((bucket_seconds, mode)))
+        self.latest_scan_where(season, Some((bucket_seconds, mode)), None)
+            .await
+    }
+
+    /// The most recent scan of a season with only its pairs at or above
+    /// `min_similarity`: what is flagged at any threshold from there up,
+    /// without reading every pair (a season of 10M moves has 757,756).
+    pub async fn latest_scan_at_least(
+        &self,
+        season: u32,
+        min_similarity: f64,
+    ) -> Result<Option<StoredScan>> {
+        self.latest_scan_where(season, None, Some(min_similarity))
             .await
     }
 
@@ -166,7 +178,41 @@ impl Store {
         &self,
         season: u32,
         like: Option<(i64, Mode)>,
+        min_similarity: Option<f64>,
     ) -> Result<Option<StoredScan>> {
+        let Some(header) = self.latest_scan_header(season, like).await? else {
+            return Ok(None);
+        };
+        let id = header.id;
+        let mut pairs = self.scan_pairs(id, min_similarity).await?;
+        pairs.sort_by(|x, y| {
+            y.similarity
+                .total_cmp(&x.similarity)
+                .then_with(|| x.user_a.cmp(&y.user_a))
+                .then_with(|| x.user_b.cmp(&y.user_b))
+        });
+        Ok(Some(StoredScan {
+            id,
+            season: header.season,
+            generation: header.generation,
+            created_at: header.created_at,
+            result: ScanResult {
+                params: header.params,
+                participants: header.participants,
+                candidate_pairs: header.candidate_pairs,
+                pairs,
+                cliques: self.scan_cliques(id).await?,
+                crowded: self.scan_crowds(id).await?,
+            },
+        }))
+    }
+
+    /// The row of the most recent scan of a season.
+    async fn latest_scan_header(
+        &self,
+        season: u32,
+        like: Option<(i64, Mode)>,
+    ) -> Result<Option<ScanHeader>> {
         const COLUMNS: &str = "SELECT id, season, season_from, season_to, season_games, threshold, \
              bucket_seconds, mode, generation, created_at, participants, candidate_pairs, crowd_limit FROM scans";
         let row = match like {
@@ -195,79 +241,60 @@ impl Store {
         let Some(row) = row else {
             return Ok(None);
         };
-        let id: i64 = row.try_get(0)?;
         let number: i64 = row.try_get(1)?;
-        let season = Season {
-            number: number as u32,
-            from: row.try_get(2)?,
-            to: row.try_get(3)?,
-            games: row.try_get(4)?,
-            inferred: false,
-        };
         let mode: String = row.try_get(7)?;
-        let params = ScanParams {
-            threshold: row.try_get(5)?,
-            bucket_seconds: row.try_get(6)?,
-            mode: Mode::parse(&mode)
-                .ok_or_else(|| StoreError::Corrupt(format!("unknown scan mode {mode:?}")))?,
-            crowd_limit: row
-                .try_get::<Option<i64>, _>(12)?
-                .map_or(DEFAULT_CROWD_LIMIT, |n| n as usize),
-        };
-        let generation: i64 = row.try_get(8)?;
-        let created_at: i64 = row.try_get(9)?;
-        let participants: i64 = row.try_get(10)?;
-        let candidate_pairs: i64 = row.try_get(11)?;
+        Ok(Some(ScanHeader {
+            id: row.try_get(0)?,
+            season: Season {
+                number: number as u32,
+                from: row.try_get(2)?,
+                to: row.try_get(3)?,
+                games: row.try_get(4)?,
+                inferred: false,
+            },
+            params: ScanParams {
+                threshold: row.try_get(5)?,
+                bucket_seconds: row.try_get(6)?,
+                mode: Mode::parse(&mode)
+                    .ok_or_else(|| StoreError::Corrupt(format!("unknown scan mode {mode:?}")))?,
+                crowd_limit: row
+                    .try_get::<Option<i64>, _>(12)?
+                    .map_or(DEFAULT_CROWD_LIMIT, |n| n as usize),
+            },
+            generation: row.try_get(8)?,
+            created_at: row.try_get(9)?,
+            participants: row.try_get::<i64, _>(10)? as usize,
+            candidate_pairs: row.try_get::<i64, _>(11)? as usize,
+        }))
+    }
 
-        let rows = sqlx::query(
-            "SELECT user_a, user_b, similarity, score_sum, score_weight, \
+    /// A scan's pairs, all or those at or above `min_similarity`.
+    async fn scan_pairs(&self, id: i64, min_similarity: Option<f64>) -> Result<Vec<PairScore>> {
+        const COLUMNS: &str = "SELECT user_a, user_b, similarity, score_sum, score_weight, \
              same_ip_count, same_ip_score, other_ip_count, other_ip_score, moved_stalled_count, moved_stalled_score, \
              stalled_moved_count, stalled_moved_score, both_stalled_count, both_stalled_score, \
-             max_boost, max_boost_bucket, top_buckets, signals FROM scan_pairs WHERE scan_id = $1",
+             max_boost, max_boost_bucket, top_buckets, signals FROM scan_pairs WHERE scan_id = $1";
+        let rows = match min_similarity {
+            None => sqlx::query(COLUMNS).bind(id).fetch_all(&self.pool).await?,
+            Some(min) => {
+                sqlx::query(&format!("{COLUMNS} AND similarity >= $2"))
+                    .bind(id)
+                    .bind(min)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+        };
+        rows.iter().map(pair_of_row).collect()
+    }
+
+    /// A scan's cliques, members sorted.
+    async fn scan_cliques(&self, id: i64) -> Result<Vec<Clique>> {
+        let rows = sqlx::query(
+            "SELECT clique, username FROM scan_cliques WHERE scan_id = $1 ORDER BY clique, username",
         )
         .bind(id)
         .fetch_all(&self.pool)
         .await?;
-        let mut pairs = Vec::with_capacity(rows.len());
-        for r in rows {
-            let mut evidence = Evidence::default();
-            for (k, cell) in Cell::ALL.into_iter().enumerate() {
-                let count: i64 = r.try_get(5 + 2 * k)?;
-                let score: i64 = r.try_get(6 + 2 * k)?;
-                *evidence.tally_mut(cell) = CellTally {
-                    count: count as u64,
-                    score,
-                };
-            }
-            evidence.max_boost = r.try_get::<i64, _>(15)? as u32;
-            evidence.max_boost_bucket = r.try_get(16)?;
-            let top: String = r.try_get(17)?;
-            evidence.top_buckets = serde_json::from_str(&top)
-                .map_err(|e| StoreError::Corrupt(format!("top buckets of a pair: {e}")))?;
-            let signals: Option<String> = r.try_get(18)?;
-            evidence.signals = signals
-                .map(|s| serde_json::from_str(&s))
-                .transpose()
-                .map_err(|e| StoreError::Corrupt(format!("signals of a pair: {e}")))?;
-            pairs.push(PairScore {
-                user_a: r.try_get(0)?,
-                user_b: r.try_get(1)?,
-                similarity: r.try_get(2)?,
-                sum: r.try_get(3)?,
-                weight: r.try_get(4)?,
-                evidence,
-            });
-        }
-        pairs.sort_by(|x, y| {
-            y.similarity
-                .total_cmp(&x.similarity)
-                .then_with(|| x.user_a.cmp(&y.user_a))
-                .then_with(|| x.user_b.cmp(&y.user_b))
-        });
-        let rows = sqlx::query("SELECT clique, username FROM scan_cliques WHERE scan_id = $1 ORDER BY clique, username")
-            .bind(id)
-            .fetch_all(&self.pool)
-            .await?;
         let mut cliques: Vec<Clique> = Vec::new();
         let mut last = None;
         for r in rows {
@@ -281,19 +308,48 @@ impl Store {
             }
             cliques.last_mut().expect("pushed").members.push(name);
         }
-        Ok(Some(StoredScan {
-            id,
-            season,
-            generation,
-            created_at,
-            result: ScanResult {
-                params,
-                participants: participants as usize,
-                candidate_pairs: candidate_pairs as usize,
-                pairs,
-                cliques,
-                crowded: self.scan_crowds(id).await?,
-            },
-        }))
+        Ok(cliques)
     }
+}
+
+/// A stored scan's own row.
+struct ScanHeader {
+    id: i64,
+    season: Season,
+    params: ScanParams,
+    generation: i64,
+    created_at: Epoch,
+    participants: usize,
+    candidate_pairs: usize,
+}
+
+/// A `scan_pairs` row as the pair and its evidence.
+fn pair_of_row(r: &sqlx::any::AnyRow) -> Result<PairScore> {
+    let mut evidence = Evidence::default();
+    for (k, cell) in Cell::ALL.into_iter().enumerate() {
+        let count: i64 = r.try_get(5 + 2 * k)?;
+        let score: i64 = r.try_get(6 + 2 * k)?;
+        *evidence.tally_mut(cell) = CellTally {
+            count: count as u64,
+            score,
+        };
+    }
+    evidence.max_boost = r.try_get::<i64, _>(15)? as u32;
+    evidence.max_boost_bucket = r.try_get(16)?;
+    let top: String = r.try_get(17)?;
+    evidence.top_buckets = serde_json::from_str(&top)
+        .map_err(|e| StoreError::Corrupt(format!("top buckets of a pair: {e}")))?;
+    let signals: Option<String> = r.try_get(18)?;
+    evidence.signals = signals
+        .map(|s| serde_json::from_str(&s))
+        .transpose()
+        .map_err(|e| StoreError::Corrupt(format!("signals of a pair: {e}")))?;
+    Ok(PairScore {
+        user_a: r.try_get(0)?,
+        user_b: r.try_get(1)?,
+        similarity: r.try_get(2)?,
+        sum: r.try_get(3)?,
+        weight: r.try_get(4)?,
+        evidence,
+    })
 }
