@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 /// the files beside it.
 pub struct PageParts {
     /// Per clique: its timeline (also written as `clique-K.svg`) and
-    /// overview.
-    pub timelines: Vec<svg::Document>,
+    /// overview, as SVG text (each drawing is dropped once written out: a
+    /// season of 801 cliques held 9 GB of drawings).
     pub pictures: Vec<viz::CliquePictures>,
     pub distribution: svg::Document,
     /// `detect explain` of each flagged pair, by (a, b) with a < b.
@@ -33,7 +33,6 @@ pub fn page_parts(
     pseudonyms: &IpPseudonyms,
     show_ips: bool,
 ) -> Result<PageParts> {
-    let mut timelines = Vec::new();
     let mut pictures = Vec::new();
     for (k, clique) in result.cliques.iter().enumerate() {
         let members: Vec<&str> = clique.members.iter().map(String::as_str).collect();
@@ -50,12 +49,10 @@ pub fn page_parts(
             pseudonyms: Some(pseudonyms.clone()),
             highlights: highlights(result, &clique.members),
         };
-        let timeline = viz::timeline(segments, &members, &opts);
         pictures.push(viz::CliquePictures {
             overview: viz::overview(segments, &members, &opts).to_string(),
-            timeline: timeline.to_string(),
+            timeline: viz::timeline(segments, &members, &opts).to_string(),
         });
-        timelines.push(timeline);
     }
     let sims: Vec<f64> = result.pairs.iter().map(|p| p.similarity).collect();
     let distribution = viz::distribution(
@@ -81,7 +78,6 @@ pub fn page_parts(
         evidence.insert((row.a.to_owned(), row.b.to_owned()), text);
     }
     Ok(PageParts {
-        timelines,
         pictures,
         distribution,
         evidence,
@@ -145,9 +141,9 @@ pub fn write_report_dir(
     let result = &scan.result;
     let parts = page_parts(season, result, segments, pseudonyms, show_ips)?;
     let mut clique_svgs = Vec::new();
-    for (k, timeline) in parts.timelines.iter().enumerate() {
+    for (k, pictures) in parts.pictures.iter().enumerate() {
         let name = format!("clique-{}.svg", k + 1);
-        write_atomic(&dir.join(&name), timeline.to_string().as_bytes())?;
+        write_atomic(&dir.join(&name), pictures.timeline.as_bytes())?;
         clique_svgs.push(name);
     }
     let distribution = parts.distribution.to_string();
