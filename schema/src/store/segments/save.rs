@@ -33,7 +33,9 @@ pub struct SegmentCounts {
 /// The moves come from [`SegmentationWriter::next_moves`], inside the same
 /// transaction: on SQLite nobody writes moves meanwhile, so the segments
 /// are those of [`SegmentationWriter::generation`] exactly. On PostgreSQL a
-/// concurrent ingest bumps the generation, and the next scan cuts again.
+/// concurrent ingest bumps the generation, and the next scan brings the
+/// segments up to date: an extension, or a whole cut when a move committed
+/// below the largest id this one read (see [`Store::extend_segmentation`]).
 pub struct SegmentationWriter<'s> {
     pub(super) store: &'s Store,
     pub(super) tx: Transaction<'s, Any>,
