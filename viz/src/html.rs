@@ -31,6 +31,12 @@ pub struct CliquePictures {
     pub timeline: String,
 }
 
+/// Bytes of detailed timelines one page inlines. Past them a clique's
+/// timeline is only linked to its file beside the page, so that a season of
+/// hundreds of cliques still makes a page a browser opens (801 cliques
+/// inlined made 652 MB). A timeline with no file is always inlined.
+pub const INLINE_TIMELINE_BYTES: usize = 16 << 20;
+
 /// What the report page shows.
 #[derive(Debug, Clone)]
 pub struct ReportPage<'a> {
@@ -304,6 +310,7 @@ fn cliques(h: &mut String, page: &ReportPage, rows: &[BothWays]) {
         .enumerate()
         .map(|(i, row)| ((row.a, row.b), i))
         .collect();
+    let mut inlined = 0;
     for (i, clique) in r.cliques.iter().enumerate() {
         let n = i + 1;
         let _ = writeln!(
@@ -330,14 +337,24 @@ fn cliques(h: &mut String, page: &ReportPage, rows: &[BothWays]) {
             );
         }
         h.push_str("</tbody>\n</table>\n");
+        let file = page.clique_svgs.get(i);
         match page.clique_pictures.get(i) {
-            Some(p) => {
+            Some(p) if file.is_none() || inlined + p.timeline.len() <= INLINE_TIMELINE_BYTES => {
+                inlined += p.timeline.len();
                 let _ = writeln!(
                     h,
                     "<div class=\"figure overview-figure\">{}</div>\n<details class=\"timeline\">\
                      <summary>Detailed timeline: where (IP) and when each account played</summary>\
                      \n<div class=\"figure\">{}</div>\n</details>",
                     p.overview, p.timeline
+                );
+            }
+            Some(p) => {
+                let _ = writeln!(
+                    h,
+                    "<div class=\"figure overview-figure\">{}</div>\n<p class=\"note timeline-linked\">\
+                     The detailed timeline is not in this page, to keep it small enough to open.</p>",
+                    p.overview
                 );
             }
             None => h.push_str("<p class=\"note\">No timeline drawn.</p>\n"),

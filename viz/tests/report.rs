@@ -282,3 +282,39 @@ fn crowded_addresses_are_listed_by_pseudonym_never_raw() {
     let html = report_html(&page(&result));
     assert!(!html.contains("id=\"crowded\"") && !html.contains("href=\"#crowded\""));
 }
+
+/// Past [`viz::INLINE_TIMELINE_BYTES`] of timelines a page links the rest
+/// to their files instead of inlining them; without a file, a timeline is
+/// always inlined.
+#[test]
+fn timelines_past_the_budget_are_linked_not_inlined() {
+    let result = scan_result(["ann", "ben", "cat", "dan", "eve"]);
+    // Each timeline takes 60% of the budget: the first fits, the second not.
+    let big = |k: usize| {
+        let pad = "x".repeat(viz::INLINE_TIMELINE_BYTES * 6 / 10);
+        format!("<svg class=\"timeline\"><title>clique {k}</title><desc>{pad}</desc></svg>")
+    };
+    let mut p = page(&result);
+    p.clique_svgs = vec!["clique-1.svg".to_owned(), "clique-2.svg".to_owned()];
+    p.clique_pictures = (1..=2)
+        .map(|k| viz::CliquePictures {
+            overview: format!("<svg class=\"overview\"><title>days {k}</title></svg>"),
+            timeline: big(k),
+        })
+        .collect();
+    let html = report_html(&p);
+    assert!(html.contains("<title>clique 1</title>"));
+    assert!(
+        !html.contains("<title>clique 2</title>"),
+        "the second is linked"
+    );
+    assert!(html.contains("<title>days 2</title>"), "its overview stays");
+    assert!(html.contains("href=\"clique-2.svg\""));
+    assert_eq!(html.matches("timeline-linked").count(), 1);
+    assert!(html.len() < viz::INLINE_TIMELINE_BYTES);
+    // Written to standard output there are no files: both are inlined.
+    p.clique_svgs.clear();
+    let html = report_html(&p);
+    assert!(html.contains("<title>clique 2</title>"));
+    assert!(!html.contains("timeline-linked"));
+}
