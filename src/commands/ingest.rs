@@ -40,7 +40,8 @@ pub async fn run(db: &crate::pipeline::Db, args: IngestArgs) -> Result<()> {
     };
     // Nothing new and the stored segments current: nothing to cut.
     let bucket = bucket_seconds(args.bucket_minutes);
-    if nothing_new && segments_current(&store, bucket, args.reference_order).await? {
+    let current = pipeline::segments_current(&store, bucket, Some(args.reference_order)).await?;
+    if nothing_new && current.is_some() {
         if failed.is_none() {
             println!(
                 "store: {} moves, nothing new; its {}-minute segments are current",
@@ -81,18 +82,4 @@ pub async fn run(db: &crate::pipeline::Db, args: IngestArgs) -> Result<()> {
         Some(e) => Err(e),
         None => Ok(()),
     }
-}
-
-/// Whether the stored segmentation for `bucket` was cut from the moves as
-/// they are now, in the order asked for.
-async fn segments_current(
-    store: &schema::store::Store,
-    bucket: i64,
-    reference_order: bool,
-) -> Result<bool> {
-    let generation = store.moves_generation().await?;
-    Ok(store
-        .segmentation_state(bucket)
-        .await?
-        .is_some_and(|(g, order)| g == generation && order == reference_order))
 }

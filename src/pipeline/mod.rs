@@ -26,19 +26,13 @@ pub async fn segments(
     bucket_seconds: i64,
     reference_order: Option<bool>,
 ) -> Result<Segments> {
-    let generation = store.moves_generation().await?;
-    // Whether the stored segmentation is current is one query: a stale one
-    // is not loaded only to be thrown away.
-    if let Some((stored_generation, stored_order)) =
-        store.segmentation_state(bucket_seconds).await?
-    {
-        if stored_generation == generation && reference_order.is_none_or(|r| r == stored_order) {
-            let loading = crate::ui::spinner("loading the stored buckets");
-            let stored = store.load_segmentation(bucket_seconds).await?;
-            loading.finish_and_clear();
-            if let Some(stored) = stored.filter(|s| s.generation == generation) {
-                return Ok(stored.segments);
-            }
+    // A stale segmentation is not loaded only to be thrown away.
+    if let Some(generation) = segments_current(store, bucket_seconds, reference_order).await? {
+        let loading = crate::ui::spinner("loading the stored buckets");
+        let stored = store.load_segmentation(bucket_seconds).await?;
+        loading.finish_and_clear();
+        if let Some(stored) = stored.filter(|s| s.generation == generation) {
+            return Ok(stored.segments);
         }
     }
     let order = match reference_order {
@@ -47,6 +41,22 @@ pub async fn segments(
     };
     let cut = update_segments(store, bucket_seconds, order, true).await?;
     Ok(cut.segments.expect("kept"))
+}
+
+/// The moves generation, if the stored segmentation for `bucket_seconds`
+/// was cut from the moves as they are now, in the order asked for (`None`:
+/// any): one query each, without loading it.
+pub async fn segments_current(
+    store: &Store,
+    bucket_seconds: i64,
+    reference_order: Option<bool>,
+) -> Result<Option<i64>> {
+    let generation = store.moves_generation().await?;
+    let current = store
+        .segmentation_state(bucket_seconds)
+        .await?
+        .is_some_and(|(g, order)| g == generation && reference_order.is_none_or(|r| r == order));
+    Ok(current.then_some(generation))
 }
 
 /// Every stored move's second and address, for improved mode's hand-offs
