@@ -2,7 +2,7 @@
 //! watched directory and from the site's own PostgreSQL database (each move
 //! exactly once, on an SQLite and a PostgreSQL store), a daemon killed in
 //! the middle of a tick and restarted, ticks that never overlap and a clean
-//! SIGTERM, and bad configurations failing at start with one sentence.
+//! SIGTERM. Bad configurations are in `daemon_config.rs`.
 //!
 //! Slow ticks come from `DETECT_DAEMON_TEST_PAUSE_MS`, which makes the
 //! daemon sleep inside each ingest transaction and between the steps of a
@@ -12,9 +12,9 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sample-season.jsonl");
 
@@ -167,16 +167,6 @@ fn assert_report_matches(db: &TestDb, report_dir: &Path, lines: &[String]) {
             && report_dir.join("season-1/distribution.svg").is_file(),
         "the daemon writes the HTML report with its pictures"
     );
-}
-
-fn write_config(dir: &Path, text: &str) -> PathBuf {
-    let path = dir.join("detect.toml");
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-fn toml_str(p: &Path) -> String {
-    format!("{:?}", p.to_str().unwrap())
 }
 
 // ---- 1. incremental ingest: a watched directory ---------------------------
@@ -376,17 +366,6 @@ fn site_database_source_ingests_each_move_once_postgres_store() {
 
 // ---- 2. killed in the middle of a tick -----------------------------------
 
-fn wait_timeout(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
-    let start = Instant::now();
-    while start.elapsed() < limit {
-        if let Some(status) = child.try_wait().expect("wait") {
-            return Some(status);
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    None
-}
-
 /// Kills a daemon tick after `kill_after` and checks the store; returns how
 /// many of the three files were committed when it died.
 fn kill_and_restart(backend: Backend, kill_after: Duration) -> usize {
@@ -552,137 +531,6 @@ fn ticks_never_overlap_and_sigterm_exits_cleanly() {
         &std::fs::read_to_string(dir.join("reports/season-1.json")).unwrap(),
     )
     .expect("a whole report");
-}
-
-// ---- 4. bad configurations fail at start, in one sentence -----------------
-
-/// Runs the daemon on `config` (not --once) and returns its one line of
-/// error.
-fn start_fails(dir: &Path, config: &str) -> String {
-    write_config(dir, config);
-    let start = Instant::now();
-    let mut child = Command::new(BIN)
-        .current_dir(dir)
-        .args([
-            "--db",
-            "sqlite://store.db",
-            "daemon",
-            "--config",
-            "detect.toml",
-        ])
-        .env_remove("DETECT_DATABASE_URL")
-        // The daemon logs at info by default; the error is what is judged.
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let status = wait_timeout(&mut child, Duration::from_secs(20)).unwrap_or_else(|| {
-        child.kill().ok();
-        panic!("the daemon started on a bad configuration:\n{config}")
-    });
-    let mut stderr = String::new();
-    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
-    assert!(!status.success(), "{config}");
-    assert!(
-        start.elapsed() < Duration::from_secs(5),
-        "slow to fail: {stderr}"
-    );
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-    assert_eq!(lines.len(), 1, "not one sentence:\n{stderr}");
-    lines[0]
-        .strip_prefix("error: ")
-        .expect("error: ...")
-        .to_owned()
-}
-
-#[test]
-fn bad_configurations_fail_at_start_with_one_sentence() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path();
-    let sched = "[schedule]\nscan = \"0 0 * * * *\"\n";
-    let cases: Vec<(String, &str)> = vec![
-        (
-            format!("databse = \"sqlite://x.db\"\n{sched}"),
-            "the configuration detect.toml, line 1: unknown field `databse`, expected one of `database`,",
-        ),
-        (
-            format!("{sched}[[source]]\ndirectroy = \"/tmp\"\n"),
-            "the configuration detect.toml, line 4: unknown field `directroy`",
-        ),
-        (
-            "[schedule]\nscan = \"*/x * * * * *\"\n".to_owned(),
-            "the configuration detect.toml: schedule.scan \"*/x * * * * *\" is not a cron expression",
-        ),
-        (
-            "[schedule]\ningest = \"*/5 * * * *\"\n".to_owned(),
-            "schedule.ingest \"*/5 * * * *\" is not a cron expression: it has 5 fields",
-        ),
-        (
-            format!("threshold = 1.2\n{sched}"),
-            "the configuration detect.toml: threshold must lie between 0 and 1, not 1.2",
-        ),
-        (
-            format!("seasons = []\n{sched}"),
-            "the configuration detect.toml: seasons is an empty list",
-        ),
-        (
-            format!("{sched}[[source]]\ndirectory = \"/no/such/logs\"\n"),
-            "the configuration detect.toml: source 1 (the [[source]] table number 1): the directory /no/such/logs cannot be opened",
-        ),
-        (
-            "threshold = 0.9\n".to_owned(),
-            "the configuration detect.toml: [schedule] names no `scan`",
-        ),
-        (
-            format!("database = \"postgres://postgres:secret@127.0.0.1:1/nothing\"\n{sched}"),
-            "cannot open the database postgres://postgres:***@127.0.0.1:1/nothing: ",
-        ),
-        (
-            format!(
-                "{sched}[[source]]\nurl = \"postgres://reader:secret@127.0.0.1:1/site\"\nkey = \"id\"\n\
-                 query = \"SELECT * FROM moves WHERE id > $1\"\n"
-            ),
-            "cannot open the site database postgres://reader:***@127.0.0.1:1/site: ",
-        ),
-    ];
-    for (config, want) in &cases {
-        let got = start_fails(dir, config);
-        assert!(
-            got.starts_with(want) || got.contains(want),
-            "{config}\n got: {got}\nwant: {want}"
-        );
-        assert!(!got.contains("secret"), "a password in an error: {got}");
-    }
-    // The site database is there, but the query is wrong.
-    let site = TestDb::new(Backend::Postgres);
-    pg_exec(
-        &site.url,
-        "CREATE TABLE moves (id serial PRIMARY KEY, username text, game text, ip text)",
-    );
-    let got = start_fails(
-        dir,
-        &format!(
-            "{sched}[[source]]\nurl = {:?}\nkey = \"id\"\n\
-             query = \"SELECT id, username, game, 0 AS timestamp FROM moves WHERE id > $1\"\n",
-            site.url
-        ),
-    );
-    assert!(got.contains("returns no column `ip`"), "{got}");
-    let got = start_fails(
-        dir,
-        &format!(
-            "{sched}[[source]]\nurl = {:?}\nkey = \"id\"\nquery = \"SELECT * FROM movez WHERE id > $1\"\n",
-            site.url
-        ),
-    );
-    assert!(
-        got.contains("the query of the site database") && got.contains("movez"),
-        "{got}"
-    );
-    // Nothing was created by the failed starts.
-    assert!(!dir.join("store.db").exists());
 }
 
 /// A site database's rows go through the same record rule as log lines: an

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{golden_dir, output_within, Backend, TestDb, BIN};
+use common::{golden_dir, output_within, toml_str, Backend, TestDb, BIN};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -119,10 +119,6 @@ fn two_sites_in_one_store_report_as_two_stores_postgres() {
 }
 
 // ---- the daemon: two watched directories of two sites ----------------------
-
-fn toml_str(p: &Path) -> String {
-    format!("{:?}", p.display().to_string())
-}
 
 fn daemon_once(dir: &Path, db: &str, config_text: &str) {
     let config = dir.join("detect.toml");

@@ -435,3 +435,30 @@ pub fn daemon_once(db: &TestDb, config: &Path) -> String {
     assert!(out.status.success(), "detect daemon --once failed:\n{log}");
     log
 }
+
+/// Writes `detect.toml` in `dir`.
+pub fn write_config(dir: &Path, text: &str) -> PathBuf {
+    let path = dir.join("detect.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// A path as a TOML string.
+pub fn toml_str(p: &Path) -> String {
+    format!("{:?}", p.to_str().unwrap())
+}
+
+/// Waits for `child` up to `limit`; `None` if it is still running.
+pub fn wait_timeout(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+) -> Option<std::process::ExitStatus> {
+    let start = std::time::Instant::now();
+    while start.elapsed() < limit {
+        if let Some(status) = child.try_wait().expect("wait") {
+            return Some(status);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    None
+}
