@@ -15,6 +15,7 @@ pub mod ip_counts;
 pub mod model;
 mod names;
 pub mod pseudonym;
+pub mod rescan;
 pub mod rules;
 pub mod season;
 pub mod signals;

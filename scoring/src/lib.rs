@@ -15,6 +15,7 @@ pub mod both_ways;
 pub mod candidates;
 pub mod cliques;
 pub mod improved;
+pub mod rescan;
 pub mod search;
 pub mod similarity;
 pub mod triage;
@@ -133,7 +134,7 @@ pub fn scan_with_times(
 
 /// Both directions of every candidate pair, the reference way, on bit rows
 /// ([`bits`]) built once per user.
-fn reference_scores(
+pub(crate) fn reference_scores(
     segments: &Segments,
     season: &Season,
     pairs: &[(schema::UserId, schema::UserId)],

@@ -1,0 +1,267 @@
+//! Rescans: a season scored again after new moves, keeping the previous
+//! scan's score of every pair whose two users' evidence did not change
+//! (what a scan keeps for this: [`schema::rescan`]).
+//!
+//! Reference mode only: a reference score reads the two users' segments in
+//! the season and nothing else, while improved mode's signals also read the
+//! crowds and the moves by second.
+//!
+//! A rescan scores again every candidate pair naming a *replaced* user:
+//! - one whose [`digests`] differs from the previous scan's (new moves,
+//!   stalls, sightings or game days in the season, or none any more);
+//! - one seen on an (IP, day) that became a crowd or stopped being one,
+//!   since that adds or removes pairs among users who did not change.
+
+use crate::{
+    candidate_pairs, cliques, day_in_season, days_in_season, in_season, participants,
+    reference_scores, score_directed, season_rows, sort_pairs, ScanError,
+};
+use rayon::prelude::*;
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+use schema::rescan::UserDigests;
+use schema::{CrowdedAddress, Mode, PairScore, ScanParams, ScanResult, Season, Segments, UserId};
+use std::hash::{Hash, Hasher};
+
+/// What the previous scan of the season, with the same parameters, left.
+pub struct Previous<'a> {
+    pub digests: &'a UserDigests,
+    pub crowded: &'a [CrowdedAddress],
+}
+
+/// A season scored again.
+#[derive(Debug, Clone)]
+pub struct Rescan {
+    /// Participants, candidate pairs and crowds of the whole season; as
+    /// `pairs`, every directed pair naming a replaced user, in report order;
+    /// no cliques (they need the kept flags too: [`flagged_result`]).
+    pub result: ScanResult,
+    /// The users whose pairs were scored again, sorted.
+    pub replaced: Vec<String>,
+    /// This scan's digests, for the next rescan.
+    pub digests: UserDigests,
+}
+
+/// Each user's digest of what it brings to the season: its segments, its
+/// sightings and its game days in the season, IPs and games by name.
+pub fn digests(segments: &Segments, season: &Season) -> UserDigests {
+    let text = |s: &str| {
+        let mut h = FxHasher::default();
+        s.hash(&mut h);
+        h.finish()
+    };
+    let ip: Vec<u64> = segments
+        .ips
+        .as_slice()
+        .par_iter()
+        .map(|s| text(s))
+        .collect();
+    let game: Vec<u64> = segments.games.as_slice().iter().map(|s| text(s)).collect();
+    let mut sightings: Vec<Option<FxHasher>> = vec![None; segments.by_user.len()];
+    for d in segments
+        .ip_days
+        .iter()
+        .filter(|d| day_in_season(d.day, season))
+    {
+        let h = sightings[d.user as usize].get_or_insert_with(FxHasher::default);
+        h.write_i64(d.day);
+        h.write_u64(ip[d.ip as usize]);
+    }
+    let in_range = |d: &&schema::GameDays| days_in_season(d.first_day, d.last_day, season);
+    for d in segments.game_days.iter().filter(in_range) {
+        let h = sightings[d.user as usize].get_or_insert_with(FxHasher::default);
+        h.write_u64(game[d.game as usize]);
+        h.write_i64(d.first_day);
+        h.write_i64(d.last_day);
+    }
+    let named: Vec<(String, u64)> = segments
+        .by_user
+        .par_iter()
+        .zip(sightings)
+        .enumerate()
+        .filter_map(|(u, (segs, seen))| {
+            let segs = in_season(segs, season);
+            if segs.is_empty() && seen.is_none() {
+                return None;
+            }
+            let mut h = FxHasher::default();
+            h.write_u64(seen.map_or(0, |s| s.finish()));
+            for s in segs {
+                h.write_i64(s.bucket);
+                h.write_u8(s.stalled as u8);
+                h.write_u64(s.stall_ip.map_or(0, |i| ip[i.get() as usize]));
+                h.write_usize(s.moves.len());
+                for &(i, count) in &s.moves {
+                    h.write_u64(ip[i as usize]);
+                    h.write_u32(count);
+                }
+            }
+            Some((segments.users.name(u as UserId).to_owned(), h.finish()))
+        })
+        .collect();
+    UserDigests::new(named)
+}
+
+/// Scores the season again after [`Previous`]: every candidate pair naming
+/// a replaced user, both directions.
+pub fn rescan(
+    segments: &Segments,
+    season: &Season,
+    params: &ScanParams,
+    previous: &Previous,
+) -> Result<Rescan, ScanError> {
+    if segments.bucket_seconds != params.bucket_seconds {
+        return Err(ScanError::BucketSize {
+            segments: segments.bucket_seconds,
+            wanted: params.bucket_seconds,
+        });
+    }
+    debug_assert_eq!(
+        params.mode,
+        Mode::Reference,
+        "rescans score the reference way"
+    );
+    let members = participants(segments, season).map_err(ScanError::Season)?;
+    let (pairs, crowded) = candidate_pairs(segments, &members, season, params.crowd_limit);
+    let digests = digests(segments, season);
+    let replaced = replaced_users(segments, &digests, &crowded, previous);
+    let again: Vec<(UserId, UserId)> = pairs
+        .iter()
+        .copied()
+        .filter(|&(x, y)| replaced[x as usize] || replaced[y as usize])
+        .collect();
+    let mut scores = reference_scores(segments, season, &again);
+    sort_pairs(&mut scores);
+    let mut names: Vec<String> = (0..segments.users.len())
+        .filter(|&u| replaced[u])
+        .map(|u| segments.users.name(u as UserId).to_owned())
+        .collect();
+    // Users the previous scan knew and this one does not: their pairs go.
+    names.extend(
+        previous
+            .digests
+            .iter()
+            .filter(|&(n, _)| digests.get(n).is_none() && segments.users.get(n).is_none())
+            .map(|(n, _)| n.to_owned()),
+    );
+    names.sort_unstable();
+    names.dedup();
+    Ok(Rescan {
+        result: ScanResult {
+            params: *params,
+            participants: members.len(),
+            candidate_pairs: pairs.len(),
+            pairs: scores,
+            cliques: Vec::new(),
+            crowded,
+        },
+        replaced: names,
+        digests,
+    })
+}
+
+/// By user id: whether the user's pairs are scored again.
+fn replaced_users(
+    segments: &Segments,
+    digests: &UserDigests,
+    crowded: &[CrowdedAddress],
+    previous: &Previous,
+) -> Vec<bool> {
+    let mut replaced: Vec<bool> = (0..segments.users.len())
+        .map(|u| {
+            let name = segments.users.name(u as UserId);
+            digests.get(name) != previous.digests.get(name)
+        })
+        .collect();
+    // An (IP, day) that became a crowd, or stopped being one.
+    let key = |c: &CrowdedAddress| (c.day, c.ip.clone());
+    let now: FxHashSet<(i64, String)> = crowded.iter().map(key).collect();
+    let before: FxHashSet<(i64, String)> = previous.crowded.iter().map(key).collect();
+    let changed: FxHashSet<(i64, u32)> = now
+        .symmetric_difference(&before)
+        .filter_map(|(day, ip)| Some((*day, segments.ips.get(ip)?)))
+        .collect();
+    if !changed.is_empty() {
+        for d in &segments.ip_days {
+            if changed.contains(&(d.day, d.ip)) {
+                replaced[d.user as usize] = true;
+            }
+        }
+    }
+    replaced
+}
+
+/// The scan a moderator sees after a rescan: both directions of every pair
+/// flagged in either direction, and the cliques. `kept_flagged`: the
+/// directed pairs the previous scan flagged at this threshold (those naming
+/// a replaced user are left out). A kept pair is scored again from the
+/// segments, which gives the previous scan's very score, so that both of
+/// its directions are at hand without reading the store.
+pub fn flagged_result(
+    segments: &Segments,
+    season: &Season,
+    rescan: &Rescan,
+    kept_flagged: &[(String, String)],
+) -> ScanResult {
+    let t = rescan.result.params.threshold;
+    let replaced: FxHashSet<&str> = rescan.replaced.iter().map(String::as_str).collect();
+    let mut kept: Vec<(UserId, UserId)> = kept_flagged
+        .iter()
+        .filter(|(a, b)| !replaced.contains(a.as_str()) && !replaced.contains(b.as_str()))
+        .filter_map(|(a, b)| {
+            let (x, y) = (segments.users.get(a)?, segments.users.get(b)?);
+            Some(if a < b { (x, y) } else { (y, x) })
+        })
+        .collect();
+    kept.sort_unstable();
+    kept.dedup();
+    let rows = season_rows(segments, season, Some(&kept));
+    let mut pairs: Vec<PairScore> = kept
+        .par_iter()
+        .flat_map_iter(|&(x, y)| [(x, y), (y, x)])
+        .map(|(a, b)| {
+            let out = score_directed(segments, season, &rows, a, b);
+            PairScore {
+                user_a: segments.users.name(a).to_owned(),
+                user_b: segments.users.name(b).to_owned(),
+                similarity: out.similarity(),
+                sum: out.sum,
+                weight: out.weight,
+                evidence: out.evidence,
+            }
+        })
+        .collect();
+    // Of the pairs scored again, those flagged in either direction.
+    let mut best: FxHashMap<(&str, &str), f64> = FxHashMap::default();
+    for p in &rescan.result.pairs {
+        let key = unordered(&p.user_a, &p.user_b);
+        let s = best.entry(key).or_insert(f64::NEG_INFINITY);
+        *s = s.max(p.similarity);
+    }
+    pairs.extend(
+        rescan
+            .result
+            .pairs
+            .iter()
+            .filter(|p| best[&unordered(&p.user_a, &p.user_b)] >= t)
+            .cloned(),
+    );
+    sort_pairs(&mut pairs);
+    let cliques = cliques(&pairs, t);
+    let r = &rescan.result;
+    ScanResult {
+        params: r.params,
+        participants: r.participants,
+        candidate_pairs: r.candidate_pairs,
+        pairs,
+        cliques,
+        crowded: r.crowded.clone(),
+    }
+}
+
+fn unordered<'a>(a: &'a str, b: &'a str) -> (&'a str, &'a str) {
+    if a <= b {
+        (a, b)
+    } else {
+        (b, a)
+    }
+}

@@ -1,0 +1,141 @@
+//! A rescan gives the season's scan exactly: the previous scan's pairs
+//! naming no replaced user plus the pairs scored again equal a whole scan
+//! of the moves as they are now, and the moderator's view (pairs flagged
+//! either way, cliques) equals the whole scan's.
+
+use detect_scoring::rescan::{digests, flagged_result, rescan, Previous};
+use detect_scoring::{both_ways, scan};
+use ingest::{segment_moves, sort_by_time};
+use proptest::prelude::*;
+use schema::{Move, PairScore, ScanParams, ScanResult, Season};
+
+const K0: i64 = 1_430_647_200;
+
+/// Moves of 6 users in 3 season games from 4 IPs over about three days.
+fn moves(n: usize) -> impl Strategy<Value = Vec<Move>> {
+    prop::collection::vec((0..6u8, 0..3u8, 0..250_000i64, 0..4u8), 0..n).prop_map(|raw| {
+        raw.into_iter()
+            .map(|(u, g, t, ip)| Move {
+                username: format!("u{u}"),
+                game: format!("4pLeague_S1_g{g}"),
+                timestamp: K0 + t,
+                ip: format!("10.0.0.{ip}"),
+            })
+            .collect()
+    })
+}
+
+fn sorted(mut moves: Vec<Move>) -> Vec<Move> {
+    sort_by_time(&mut moves);
+    moves
+}
+
+fn key(p: &PairScore) -> (String, String) {
+    (p.user_a.clone(), p.user_b.clone())
+}
+
+/// The previous scan's pairs kept plus those scored again, in report order.
+fn composed(before: &ScanResult, again: &[PairScore], replaced: &[String]) -> Vec<PairScore> {
+    let named = |p: &PairScore| replaced.contains(&p.user_a) || replaced.contains(&p.user_b);
+    let mut pairs: Vec<PairScore> = before.pairs.iter().filter(|p| !named(p)).cloned().collect();
+    pairs.extend(again.iter().cloned());
+    detect_scoring::sort_pairs(&mut pairs);
+    pairs
+}
+
+fn check(old: Vec<Move>, new: Vec<Move>, crowd_limit: usize, threshold: f64) {
+    let season = Season::inferred(1);
+    let params = ScanParams {
+        threshold,
+        crowd_limit,
+        ..ScanParams::default()
+    };
+    let before_moves = sorted(old.clone());
+    let now_moves = sorted(old.into_iter().chain(new).collect());
+    let before_segs = segment_moves(&before_moves, params.bucket_seconds);
+    let segs = segment_moves(&now_moves, params.bucket_seconds);
+    let before = scan(&before_segs, &season, &params).unwrap();
+    let whole = scan(&segs, &season, &params).unwrap();
+    let kept_digests = digests(&before_segs, &season);
+    let previous = Previous {
+        digests: &kept_digests,
+        crowded: &before.crowded,
+    };
+    let again = rescan(&segs, &season, &params, &previous).unwrap();
+    assert_eq!(again.result.participants, whole.participants);
+    assert_eq!(again.result.candidate_pairs, whole.candidate_pairs);
+    assert_eq!(again.result.crowded, whole.crowded);
+    assert_eq!(again.digests, digests(&segs, &season));
+    let all = composed(&before, &again.result.pairs, &again.replaced);
+    assert_eq!(
+        all, whole.pairs,
+        "kept and scored again equal the whole scan"
+    );
+    let flagged: Vec<(String, String)> = before.flagged().map(key).collect();
+    let view = flagged_result(&segs, &season, &again, &flagged);
+    let shown = |r: &ScanResult| -> Vec<(String, String, Option<f64>, Option<f64>)> {
+        both_ways(r, false)
+            .iter()
+            .map(|w| {
+                let s = |p: Option<&PairScore>| p.map(|p| p.similarity);
+                (w.a.to_owned(), w.b.to_owned(), s(w.ab), s(w.ba))
+            })
+            .collect()
+    };
+    assert_eq!(shown(&view), shown(&whole));
+    assert_eq!(view.cliques, whole.cliques);
+    assert!(view.pairs.iter().all(|p| whole.pairs.contains(p)));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn a_rescan_equals_the_whole_scan(
+        old in moves(150),
+        new in moves(12),
+        crowd_limit in prop_oneof![Just(500usize), 2usize..5],
+        threshold in prop_oneof![Just(0.9), 0.0f64..1.0],
+    ) {
+        check(old, new, crowd_limit, threshold);
+    }
+}
+
+/// Later moves only, as a daemon's tick brings them: most users unchanged.
+#[test]
+fn a_tick_of_later_moves_replaces_only_who_moved() {
+    let old: Vec<Move> = (0..400)
+        .map(|i| Move {
+            username: format!("u{}", i % 8),
+            game: format!("4pLeague_S1_g{}", i % 3),
+            timestamp: K0 + i * 700,
+            ip: format!("10.0.0.{}", (i / 8) % 2),
+        })
+        .collect();
+    let new: Vec<Move> = (0..4)
+        .map(|i| Move {
+            username: "u1".into(),
+            game: "4pLeague_S1_g1".into(),
+            timestamp: K0 + 400 * 700 + i * 60,
+            ip: "10.0.0.1".into(),
+        })
+        .collect();
+    let season = Season::inferred(1);
+    let params = ScanParams::default();
+    let before_segs = segment_moves(&sorted(old.clone()), params.bucket_seconds);
+    let before = scan(&before_segs, &season, &params).unwrap();
+    let segs = segment_moves(
+        &sorted([old.clone(), new.clone()].concat()),
+        params.bucket_seconds,
+    );
+    let kept = digests(&before_segs, &season);
+    let previous = Previous {
+        digests: &kept,
+        crowded: &before.crowded,
+    };
+    let again = rescan(&segs, &season, &params, &previous).unwrap();
+    assert!(again.replaced.contains(&"u1".to_owned()));
+    assert!(again.replaced.len() < 8, "{:?}", again.replaced);
+    assert!(again.result.pairs.len() < before.pairs.len());
+    check(old, new, 500, 0.9);
+}
