@@ -56,22 +56,27 @@ pub fn digests(segments: &Segments, season: &Season) -> UserDigests {
         .map(|s| text(s))
         .collect();
     let game: Vec<u64> = segments.games.as_slice().iter().map(|s| text(s)).collect();
-    let mut sightings: Vec<Option<FxHasher>> = vec![None; segments.by_user.len()];
+    // Sightings and game days are summed, not hashed in a row: their
+    // stored order follows IP and game ids, which a cut from an earlier move
+    // numbers anew.
+    let mut sightings: Vec<Option<u64>> = vec![None; segments.by_user.len()];
+    let mut add = |user: UserId, parts: [u64; 3]| {
+        let mut h = FxHasher::default();
+        parts.iter().for_each(|&p| h.write_u64(p));
+        let sum = sightings[user as usize].get_or_insert(0);
+        *sum = sum.wrapping_add(mix(h.finish()));
+    };
     for d in segments
         .ip_days
         .iter()
         .filter(|d| day_in_season(d.day, season))
     {
-        let h = sightings[d.user as usize].get_or_insert_with(FxHasher::default);
-        h.write_i64(d.day);
-        h.write_u64(ip[d.ip as usize]);
+        add(d.user, [d.day as u64, ip[d.ip as usize], 0]);
     }
     let in_range = |d: &&schema::GameDays| days_in_season(d.first_day, d.last_day, season);
     for d in segments.game_days.iter().filter(in_range) {
-        let h = sightings[d.user as usize].get_or_insert_with(FxHasher::default);
-        h.write_u64(game[d.game as usize]);
-        h.write_i64(d.first_day);
-        h.write_i64(d.last_day);
+        let days = (d.first_day as u64) << 32 | (d.last_day as u64 & 0xffff_ffff);
+        add(d.user, [game[d.game as usize], days, 1]);
     }
     let named: Vec<(String, u64)> = segments
         .by_user
@@ -84,7 +89,7 @@ pub fn digests(segments: &Segments, season: &Season) -> UserDigests {
                 return None;
             }
             let mut h = FxHasher::default();
-            h.write_u64(seen.map_or(0, |s| s.finish()));
+            h.write_u64(seen.unwrap_or(0));
             for s in segs {
                 h.write_i64(s.bucket);
                 h.write_u8(s.stalled as u8);
@@ -256,6 +261,13 @@ pub fn flagged_result(
         cliques,
         crowded: r.crowded.clone(),
     }
+}
+
+/// SplitMix64's finalizer: spreads a hash's bits before it is summed.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 fn unordered<'a>(a: &'a str, b: &'a str) -> (&'a str, &'a str) {
