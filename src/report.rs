@@ -76,7 +76,9 @@ pub fn summary(result: &ScanResult) -> Summary {
     Summary {
         participants: result.participants,
         candidate_pairs: result.candidate_pairs,
-        directed_pairs: result.pairs.len(),
+        // Every candidate pair is scored both ways; `pairs` may hold only
+        // the flagged ones (after a rescan, or with known pairs set apart).
+        directed_pairs: 2 * result.candidate_pairs,
         flagged_directed_pairs: result.flagged().count(),
         flagged_pairs: scoring::both_ways(result, false).len(),
         cliques: result.cliques.len(),

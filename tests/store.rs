@@ -1,5 +1,5 @@
 //! The store's scan bookkeeping on both back ends: scans are kept whole and
-//! pruned whole.
+//! pruned whole (rescans and their chains: tests/rescan.rs).
 
 mod common;
 
@@ -11,8 +11,11 @@ fn scans_are_pruned_whole(backend: Backend) {
     let log = golden_dir().join("random/01/input.jsonl");
     db.ok(&["ingest", log.to_str().unwrap()]);
     db.ok(&["season", "add", "1", "--games", "^4pLeague_"]);
-    for threshold in ["0.9", "0.8", "0.7"] {
-        db.ok(&["scan", "--season", "1", "--threshold", threshold]);
+    // Two 60-minute scans (the second a rescan of the first, stored as a
+    // change to it), then a 30-minute one, whole.
+    for (threshold, minutes) in [("0.9", "60"), ("0.8", "60"), ("0.7", "30")] {
+        let args = ["--threshold", threshold, "--bucket-minutes", minutes];
+        db.ok(&[&["scan", "--season", "1"][..], &args].concat());
     }
     block_on(async {
         let store = Store::open(&db.url).await.expect("open");
@@ -181,39 +184,6 @@ fn a_streamed_cut_loads_as_the_whole_cut_sqlite() {
 #[test]
 fn a_streamed_cut_loads_as_the_whole_cut_postgres() {
     a_streamed_cut_loads_as_the_whole_cut(Backend::Postgres);
-}
-
-/// The golden log's lines sorted by time (ties in file order), cut into
-/// parts at these fractions; the last cut falls between two moves of one
-/// second when the log has such a pair near it.
-fn parts_by_time(fractions: &[f64]) -> Vec<Vec<String>> {
-    let text = std::fs::read_to_string(golden_dir().join("random/01/input.jsonl")).unwrap();
-    let mut lines: Vec<(String, String)> = text
-        .lines()
-        .map(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            (
-                v["timestamp_utc"].as_str().unwrap().to_owned(),
-                l.to_owned(),
-            )
-        })
-        .collect();
-    lines.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut cuts: Vec<usize> = fractions
-        .iter()
-        .map(|f| (f * lines.len() as f64) as usize)
-        .collect();
-    if let Some(last) = cuts.last_mut() {
-        let tie = (*last..lines.len()).find(|&i| i > 0 && lines[i].0 == lines[i - 1].0);
-        *last = tie.unwrap_or(*last);
-    }
-    let mut parts = Vec::new();
-    let mut from = 0;
-    for to in cuts.into_iter().chain([lines.len()]) {
-        parts.push(lines[from..to].iter().map(|l| l.1.clone()).collect());
-        from = to;
-    }
-    parts
 }
 
 /// A season ingested part by part, each part's moves cut onto the stored

@@ -12,10 +12,19 @@ pub async fn run_scan(db: &crate::pipeline::Db, args: ScanArgs) -> Result<()> {
     let params = args.scan.params()?;
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
-    let scan = pipeline::scan(&store, &season, &params).await?;
+    let scanned = pipeline::scan(&store, &season, &params).await?;
+    let scan = &scanned.scan;
     let s = report::summary(&scan.result);
+    // A rescan says what it scored again.
+    let again = scanned.rescan.map_or(String::new(), |r| {
+        let s = if r.replaced_users == 1 { "" } else { "s" };
+        format!(
+            " (a rescan of #{}: {} directed pairs of {} user{s} scored again)",
+            r.base, r.pairs, r.replaced_users
+        )
+    });
     println!(
-        "season {}: scan #{} stored: {} participants, {} candidate pairs, {} flagged pairs, {} cliques",
+        "season {}: scan #{} stored{again}: {} participants, {} candidate pairs, {} flagged pairs, {} cliques",
         season.number, scan.id, s.participants, s.candidate_pairs, s.flagged_pairs, s.cliques
     );
     store.close().await;

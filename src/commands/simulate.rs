@@ -104,7 +104,7 @@ pub async fn run_demo(args: DemoArgs) -> Result<()> {
         ..scan_params(0.9, DEFAULT_BUCKET_MINUTES)?
     };
     let season = pipeline::resolve_season(&store, cfg.season).await?;
-    let scan = pipeline::scan(&store, &season, &params).await?;
+    let scan = pipeline::scan_whole(&store, &season, &params).await?;
     let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
     let report_dir = dir.join("report");
     let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;

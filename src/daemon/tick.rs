@@ -264,7 +264,9 @@ async fn scan_season(
                 *segments = Some(pipeline::segments(store, params.bucket_seconds, None).await?);
             }
             let segs = segments.as_ref().expect("just set");
-            let scan = pipeline::scan_segments(store, &season, params, segs, generation).await?;
+            let scan = pipeline::scan_segments(store, &season, params, segs, generation)
+                .await?
+                .scan;
             let pruned = store.prune_scans(number, ctx.config.keep_scans).await?;
             if pruned > 0 {
                 tracing::debug!("season {number}: {pruned} older scans deleted");

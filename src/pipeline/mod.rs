@@ -4,18 +4,22 @@
 use anyhow::{bail, Result};
 use ingest::{open_log_with, Limits};
 use schema::season::seasons_in_game_names;
-use schema::store::{Store, StoredScan};
+use schema::store::Store;
 mod cut;
 mod files;
 mod into_store;
+mod scan;
 
 pub use cut::{
     cut_segments, cut_segments_in_pages, update_segments, update_segments_in_pages, Cut, CUT_PAGE,
 };
 pub use files::segments_from_files;
 pub use into_store::{ingest_file, read_log_into, spinner, IngestSummary, BAD_LINES_LISTED};
+pub use scan::{
+    current_scan, rethreshold, scan, scan_is_current, scan_segments, scan_whole, Rescanned, Scanned,
+};
 
-use schema::{ScanParams, ScanResult, Season, Segments, DEFAULT_BUCKET_SECONDS};
+use schema::{ScanParams, Season, Segments, DEFAULT_BUCKET_SECONDS};
 
 /// The segments of every stored move for a bucket size, brought up to date
 /// when moves arrived since they were stored (extended, or cut again) or
@@ -124,106 +128,6 @@ pub fn scan_params(threshold: f64, bucket_minutes: u32) -> Result<ScanParams> {
         bucket_seconds: bucket_seconds(bucket_minutes),
         ..ScanParams::default()
     })
-}
-
-/// Scores a season from the store and stores the scan.
-pub async fn scan(store: &Store, season: &Season, params: &ScanParams) -> Result<StoredScan> {
-    let generation = store.moves_generation().await?;
-    let started = std::time::Instant::now();
-    let segments = segments(store, params.bucket_seconds, None).await?;
-    tracing::debug!(ms = started.elapsed().as_millis() as u64, "segments ready");
-    scan_segments(store, season, params, &segments, generation).await
-}
-
-/// Scores a season from segments already at hand (cut from the moves of
-/// `generation`) and stores the scan in one transaction.
-pub async fn scan_segments(
-    store: &Store,
-    season: &Season,
-    params: &ScanParams,
-    segments: &Segments,
-    generation: i64,
-) -> Result<StoredScan> {
-    let started = std::time::Instant::now();
-    let bar = crate::ui::spinner(format!("scoring season {}", season.number));
-    let times = match params.mode {
-        schema::Mode::Improved => Some(move_times(store, segments).await?),
-        schema::Mode::Reference => None,
-    };
-    // Scoring is CPU-bound (rayon): the runtime's other tasks, signals among
-    // them, keep running meanwhile.
-    let result = tokio::task::block_in_place(|| {
-        scoring::scan_with_times(segments, times.as_ref(), season, params)
-    })?;
-    let scored = started.elapsed();
-    bar.set_message(format!("storing the scan of season {}", season.number));
-    let created_at = chrono::Utc::now().timestamp();
-    let id = store
-        .save_scan(season, &result, generation, created_at)
-        .await?;
-    tracing::info!(
-        season = season.number,
-        scan = id,
-        pairs = result.pairs.len(),
-        flagged = result.flagged().count(),
-        score_ms = scored.as_millis() as u64,
-        save_ms = (started.elapsed() - scored).as_millis() as u64,
-        "scan stored"
-    );
-    bar.finish_and_clear();
-    Ok(StoredScan {
-        id,
-        season: season.clone(),
-        generation,
-        created_at,
-        result,
-    })
-}
-
-/// The latest scan of a season if it is current (same moves, same season
-/// definition, same bucket size and mode), else a new scan. The threshold
-/// is applied afresh, since every pair is stored.
-pub async fn current_scan(
-    store: &Store,
-    season: &Season,
-    params: &ScanParams,
-) -> Result<StoredScan> {
-    let generation = store.moves_generation().await?;
-    if let Some(mut latest) = store
-        .latest_scan_like(season.number, params.bucket_seconds, params.mode)
-        .await?
-    {
-        if scan_is_current(&latest, season, params, generation) {
-            latest.season = season.clone();
-            rethreshold(&mut latest.result, params.threshold);
-            return Ok(latest);
-        }
-    }
-    scan(store, season, params).await
-}
-
-/// Whether a stored scan still holds for the season: same moves, same season
-/// definition, same bucket size and mode (the threshold is applied afresh).
-pub fn scan_is_current(
-    scan: &StoredScan,
-    season: &Season,
-    params: &ScanParams,
-    generation: i64,
-) -> bool {
-    let p = &scan.result.params;
-    scan.generation == generation
-        && scan.season.from == season.from
-        && scan.season.to == season.to
-        && scan.season.games == season.games
-        && p.bucket_seconds == params.bucket_seconds
-        && p.mode == params.mode
-        && p.crowd_limit == params.crowd_limit
-}
-
-/// Applies another threshold to a scan's pairs: the flags and cliques follow.
-pub fn rethreshold(result: &mut ScanResult, threshold: f64) {
-    result.params.threshold = threshold;
-    result.cliques = scoring::cliques(&result.pairs, threshold);
 }
 
 /// The mode a scan scores in unless told otherwise.

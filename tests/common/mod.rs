@@ -462,3 +462,41 @@ pub fn wait_timeout(
     }
     None
 }
+
+/// The golden log's lines sorted by time (ties in file order), cut into
+/// parts at these fractions; the last cut falls between two moves of one
+/// second when the log has such a pair near it.
+pub fn parts_by_time(fractions: &[f64]) -> Vec<Vec<String>> {
+    golden_parts_by_time("random/01", fractions)
+}
+
+/// [`parts_by_time`] of another golden log (`random/03`: 57 users).
+pub fn golden_parts_by_time(name: &str, fractions: &[f64]) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(golden_dir().join(name).join("input.jsonl")).unwrap();
+    let mut lines: Vec<(String, String)> = text
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            (
+                v["timestamp_utc"].as_str().unwrap().to_owned(),
+                l.to_owned(),
+            )
+        })
+        .collect();
+    lines.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut cuts: Vec<usize> = fractions
+        .iter()
+        .map(|f| (f * lines.len() as f64) as usize)
+        .collect();
+    if let Some(last) = cuts.last_mut() {
+        let tie = (*last..lines.len()).find(|&i| i > 0 && lines[i].0 == lines[i - 1].0);
+        *last = tie.unwrap_or(*last);
+    }
+    let mut parts = Vec::new();
+    let mut from = 0;
+    for to in cuts.into_iter().chain([lines.len()]) {
+        parts.push(lines[from..to].iter().map(|l| l.1.clone()).collect());
+        from = to;
+    }
+    parts
+}

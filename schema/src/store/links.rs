@@ -1,6 +1,7 @@
 //! Read-only look-ups across scans for the web pages: which seasons have
 //! scans, and every scored pair an account is part of ("find alts of X").
 
+use super::scans::PairFilter;
 use super::{Result, Store};
 use sqlx::Row;
 
@@ -34,35 +35,38 @@ impl Store {
     }
 
     /// Every directed pair naming `account`, in the latest scan of each
-    /// season, by season.
+    /// season, by season (through the chain of a scan stored as a change).
     pub async fn pairs_of_account(&self, account: &str) -> Result<Vec<AccountPair>> {
         let rows = sqlx::query(
-            "SELECT s.season, s.id, p.user_a, p.user_b, p.similarity, p.same_ip_count, \
-             s.threshold, s.bucket_seconds, s.season_from, s.season_to \
-             FROM scan_pairs p JOIN scans s ON s.id = p.scan_id \
-             WHERE s.id IN (SELECT MAX(id) FROM scans WHERE site = $2 GROUP BY season) \
-             AND (p.user_a = $1 OR p.user_b = $1) \
-             ORDER BY s.season, p.user_a, p.user_b",
+            "SELECT s.season, s.id, s.threshold, s.bucket_seconds, s.season_from, s.season_to \
+             FROM scans s WHERE s.id IN (SELECT MAX(id) FROM scans WHERE site = $1 GROUP BY season) \
+             ORDER BY s.season",
         )
-        .bind(account.to_owned())
         .bind(self.site.to_string())
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(AccountPair {
+        let mut out = Vec::new();
+        for r in &rows {
+            let scan_id: i64 = r.try_get(1)?;
+            let mut pairs = self
+                .scan_pairs(scan_id, PairFilter::Naming(account))
+                .await?;
+            pairs.sort_by(|x, y| (&x.user_a, &x.user_b).cmp(&(&y.user_a, &y.user_b)));
+            for p in pairs {
+                out.push(AccountPair {
                     season: r.try_get::<i64, _>(0)? as u32,
-                    scan_id: r.try_get(1)?,
-                    user_a: r.try_get(2)?,
-                    user_b: r.try_get(3)?,
-                    similarity: r.try_get(4)?,
-                    same_ip_count: r.try_get::<i64, _>(5)? as u64,
-                    threshold: r.try_get(6)?,
-                    bucket_seconds: r.try_get(7)?,
-                    season_from: r.try_get(8)?,
-                    season_to: r.try_get(9)?,
-                })
-            })
-            .collect()
+                    scan_id,
+                    user_a: p.user_a,
+                    user_b: p.user_b,
+                    similarity: p.similarity,
+                    same_ip_count: p.evidence.tally(crate::model::Cell::SameIp).count,
+                    threshold: r.try_get(2)?,
+                    bucket_seconds: r.try_get(3)?,
+                    season_from: r.try_get(4)?,
+                    season_to: r.try_get(5)?,
+                });
+            }
+        }
+        Ok(out)
     }
 }

@@ -48,6 +48,7 @@ pub use links::AccountPair;
 pub use moves::IngestBatch;
 pub use privacy::{network_of, IpKey, IpSighting, IP_HASH_PREFIX, NET_HASH_PREFIX};
 pub use purge::Purged;
+pub use scans::RescanBase;
 pub use segments::{Saved, SegmentCounts, SegmentationWriter, TailRecord};
 pub use site_db::{SiteDatabase, SiteDbError, SiteKey, SiteRow, SiteTime};
 pub use users::{NewSession, Role, Session, User};

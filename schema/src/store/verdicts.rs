@@ -1,7 +1,9 @@
 //! Verdicts (`verdicts`, `verdict_accounts`): append-only. There is no
 //! method to change or delete one, and the tables' triggers refuse it.
 
+use super::scans::PairFilter;
 use super::{Result, Store, StoreError};
+use crate::model::PairScore;
 use crate::verdict::{newest_first, NewVerdict, Verdict, VerdictKind};
 use sqlx::Row;
 use std::collections::BTreeMap;
@@ -101,38 +103,43 @@ impl Store {
         if accounts.is_empty() {
             return Ok(None);
         }
-        let n = accounts.len();
-        let list = |from: usize| {
-            (from..from + n)
-                .map(|i| format!("${i}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let mut sql = format!(
-            "SELECT sp.scan_id, s.season, MAX(sp.similarity) FROM scan_pairs sp \
-             JOIN scans s ON s.id = sp.scan_id \
-             WHERE sp.user_a IN ({}) AND sp.user_b IN ({})",
-            list(1),
-            list(n + 1)
-        );
-        sql.push_str(&format!(" AND s.site = ${}", 2 * n + 1));
+        let mut sql = "SELECT id, season FROM scans WHERE site = $1".to_owned();
         if season.is_some() {
-            sql.push_str(&format!(" AND s.season = ${}", 2 * n + 2));
+            sql.push_str(" AND season = $2");
         }
-        sql.push_str(" GROUP BY sp.scan_id, s.season ORDER BY sp.scan_id DESC LIMIT 1");
-        let mut q = sqlx::query(&sql);
-        for a in accounts.iter().chain(accounts) {
-            q = q.bind(a.clone());
-        }
-        q = q.bind(self.site.to_string());
+        sql.push_str(" ORDER BY id DESC");
+        let mut q = sqlx::query(&sql).bind(self.site.to_string());
         if let Some(s) = season {
             q = q.bind(i64::from(s));
         }
-        let Some(row) = q.fetch_optional(&self.pool).await? else {
-            return Ok(None);
-        };
-        let season: i64 = row.try_get(1)?;
-        Ok(Some((season as u32, row.try_get(2)?)))
+        let scans = q.fetch_all(&self.pool).await?;
+        // Newest first; each stored level is read once, however many
+        // scans' chains pass through it.
+        let mut read: std::collections::HashMap<i64, Vec<PairScore>> = Default::default();
+        for row in &scans {
+            let id: i64 = row.try_get(0)?;
+            let mut best: Option<f64> = None;
+            let mut replaced: std::collections::HashSet<String> = Default::default();
+            for level in self.scan_chain(id).await? {
+                if let std::collections::hash_map::Entry::Vacant(e) = read.entry(level.id) {
+                    e.insert(
+                        self.stored_pairs(level.id, PairFilter::Among(accounts))
+                            .await?,
+                    );
+                }
+                for p in &read[&level.id] {
+                    if !replaced.contains(&p.user_a) && !replaced.contains(&p.user_b) {
+                        best = Some(best.map_or(p.similarity, |b: f64| b.max(p.similarity)));
+                    }
+                }
+                replaced.extend(level.replaced);
+            }
+            if let Some(best) = best {
+                let season: i64 = row.try_get(1)?;
+                return Ok(Some((season as u32, best)));
+            }
+        }
+        Ok(None)
     }
 
     /// The site's verdicts `filter` (empty or ` WHERE ...` over `args`)

@@ -1,27 +1,40 @@
 //! Scans: one season scored with its parameters, every directed pair with
-//! its evidence, and the cliques (`scans`, `scan_pairs`, `scan_cliques`).
+//! its evidence, and the cliques (`scans`, `scan_pairs`, `scan_cliques`,
+//! `scan_users`). A rescan may store only the pairs it scored again, as a
+//! change to an earlier scan (`pairs.rs` reads through such chains).
 
 use super::sql::insert_rows;
 use super::{Result, Store, StoreError, StoredScan};
 use crate::model::*;
+use crate::rescan::Lineage;
 use crate::season::Season;
+pub(super) use pairs::PairFilter;
 use sqlx::Row;
 
+mod pairs;
+mod users;
+
+pub use users::RescanBase;
+
 impl Store {
-    /// Stores a scan (parameters, every pair with its evidence, cliques) in
-    /// one transaction; returns its id.
+    /// Stores a scan (parameters, its pairs with their evidence, cliques,
+    /// and what the next rescan needs) in one transaction; returns its id.
+    /// With a [`crate::rescan::Delta`], `result.pairs` are the pairs scored
+    /// again and the rest are read from its base; else every pair.
     pub async fn save_scan(
         &self,
         season: &Season,
         result: &ScanResult,
         generation: i64,
         created_at: Epoch,
+        lineage: Option<&Lineage>,
     ) -> Result<i64> {
         let mut tx = self.begin_write().await?;
+        let delta = lineage.and_then(|l| l.delta.as_ref());
         let id: i64 = sqlx::query(
             "INSERT INTO scans (season, season_from, season_to, season_games, threshold, bucket_seconds, mode, \
-             generation, created_at, participants, candidate_pairs, crowd_limit, site) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
+             generation, created_at, participants, candidate_pairs, crowd_limit, site, base_scan, stored_pairs) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id",
         )
         .bind(season.number as i64)
         .bind(season.from)
@@ -36,6 +49,8 @@ impl Store {
         .bind(result.candidate_pairs as i64)
         .bind(result.params.crowd_limit as i64)
         .bind(self.site.to_string())
+        .bind(delta.map(|d| d.base))
+        .bind(result.pairs.len() as i64)
         .fetch_one(&mut *tx)
         .await?
         .try_get(0)?;
@@ -100,26 +115,45 @@ impl Store {
         )
         .await?;
         super::crowds::save_crowds(self.backend, &mut tx, id, &result.crowded).await?;
+        if let Some(l) = lineage {
+            let replaced = delta.map(|d| d.replaced.as_slice());
+            users::save_users(&mut tx, id, &l.digests, replaced).await?;
+        }
         tx.commit().await?;
         Ok(id)
     }
 
-    /// Deletes all but the `keep` most recent scans of a season, in one
-    /// transaction; returns how many were deleted.
+    /// Deletes all but the `keep` most recent scans of a season, and the
+    /// bases they are stored as changes to, in one transaction; returns how
+    /// many were deleted.
     pub async fn prune_scans(&self, season: u32, keep: u32) -> Result<u64> {
         let mut tx = self.begin_write().await?;
-        let old: Vec<i64> =
-            sqlx::query("SELECT id FROM scans WHERE season = $1 AND site = $2 ORDER BY id DESC")
-                .bind(season as i64)
-                .bind(self.site.to_string())
-                .fetch_all(&mut *tx)
-                .await?
-                .iter()
-                .skip(keep as usize)
-                .map(|r| r.try_get(0))
-                .collect::<Result<_, _>>()?;
+        let rows = sqlx::query(
+            "SELECT id, base_scan FROM scans WHERE season = $1 AND site = $2 ORDER BY id DESC",
+        )
+        .bind(season as i64)
+        .bind(self.site.to_string())
+        .fetch_all(&mut *tx)
+        .await?;
+        let scans: Vec<(i64, Option<i64>)> = rows
+            .iter()
+            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+            .collect::<Result<_>>()?;
+        let base_of: std::collections::HashMap<i64, Option<i64>> = scans.iter().copied().collect();
+        let mut needed = std::collections::HashSet::new();
+        for &(id, _) in scans.iter().take(keep as usize) {
+            let mut at = Some(id);
+            while let Some(id) = at.filter(|id| needed.insert(*id)) {
+                at = base_of.get(&id).copied().flatten();
+            }
+        }
+        let old: Vec<i64> = scans
+            .iter()
+            .map(|&(id, _)| id)
+            .filter(|id| !needed.contains(id))
+            .collect();
         for &id in &old {
-            for table in ["scan_pairs", "scan_cliques", "scan_crowds"] {
+            for table in ["scan_pairs", "scan_cliques", "scan_crowds", "scan_users"] {
                 sqlx::query(&format!("DELETE FROM {table} WHERE scan_id = $1"))
                     .bind(id)
                     .execute(&mut *tx)
@@ -174,7 +208,7 @@ impl Store {
             .await
     }
 
-    async fn latest_scan_where(
+    pub(super) async fn latest_scan_where(
         &self,
         season: u32,
         like: Option<(i64, Mode)>,
@@ -184,7 +218,8 @@ impl Store {
             return Ok(None);
         };
         let id = header.id;
-        let mut pairs = self.scan_pairs(id, min_similarity).await?;
+        let filter = min_similarity.map_or(PairFilter::All, PairFilter::AtLeast);
+        let mut pairs = self.scan_pairs(id, filter).await?;
         pairs.sort_by(|x, y| {
             y.similarity
                 .total_cmp(&x.similarity)
@@ -267,49 +302,6 @@ impl Store {
             candidate_pairs: row.try_get::<i64, _>(11)? as usize,
         }))
     }
-
-    /// A scan's pairs, all or those at or above `min_similarity`.
-    async fn scan_pairs(&self, id: i64, min_similarity: Option<f64>) -> Result<Vec<PairScore>> {
-        const COLUMNS: &str = "SELECT user_a, user_b, similarity, score_sum, score_weight, \
-             same_ip_count, same_ip_score, other_ip_count, other_ip_score, moved_stalled_count, moved_stalled_score, \
-             stalled_moved_count, stalled_moved_score, both_stalled_count, both_stalled_score, \
-             max_boost, max_boost_bucket, top_buckets, signals FROM scan_pairs WHERE scan_id = $1";
-        let rows = match min_similarity {
-            None => sqlx::query(COLUMNS).bind(id).fetch_all(&self.pool).await?,
-            Some(min) => {
-                sqlx::query(&format!("{COLUMNS} AND similarity >= $2"))
-                    .bind(id)
-                    .bind(min)
-                    .fetch_all(&self.pool)
-                    .await?
-            }
-        };
-        rows.iter().map(pair_of_row).collect()
-    }
-
-    /// A scan's cliques, members sorted.
-    async fn scan_cliques(&self, id: i64) -> Result<Vec<Clique>> {
-        let rows = sqlx::query(
-            "SELECT clique, username FROM scan_cliques WHERE scan_id = $1 ORDER BY clique, username",
-        )
-        .bind(id)
-        .fetch_all(&self.pool)
-        .await?;
-        let mut cliques: Vec<Clique> = Vec::new();
-        let mut last = None;
-        for r in rows {
-            let k: i64 = r.try_get(0)?;
-            let name: String = r.try_get(1)?;
-            if last != Some(k) {
-                cliques.push(Clique {
-                    members: Vec::new(),
-                });
-                last = Some(k);
-            }
-            cliques.last_mut().expect("pushed").members.push(name);
-        }
-        Ok(cliques)
-    }
 }
 
 /// A stored scan's own row.
@@ -321,35 +313,4 @@ struct ScanHeader {
     created_at: Epoch,
     participants: usize,
     candidate_pairs: usize,
-}
-
-/// A `scan_pairs` row as the pair and its evidence.
-fn pair_of_row(r: &sqlx::any::AnyRow) -> Result<PairScore> {
-    let mut evidence = Evidence::default();
-    for (k, cell) in Cell::ALL.into_iter().enumerate() {
-        let count: i64 = r.try_get(5 + 2 * k)?;
-        let score: i64 = r.try_get(6 + 2 * k)?;
-        *evidence.tally_mut(cell) = CellTally {
-            count: count as u64,
-            score,
-        };
-    }
-    evidence.max_boost = r.try_get::<i64, _>(15)? as u32;
-    evidence.max_boost_bucket = r.try_get(16)?;
-    let top: String = r.try_get(17)?;
-    evidence.top_buckets = serde_json::from_str(&top)
-        .map_err(|e| StoreError::Corrupt(format!("top buckets of a pair: {e}")))?;
-    let signals: Option<String> = r.try_get(18)?;
-    evidence.signals = signals
-        .map(|s| serde_json::from_str(&s))
-        .transpose()
-        .map_err(|e| StoreError::Corrupt(format!("signals of a pair: {e}")))?;
-    Ok(PairScore {
-        user_a: r.try_get(0)?,
-        user_b: r.try_get(1)?,
-        similarity: r.try_get(2)?,
-        sum: r.try_get(3)?,
-        weight: r.try_get(4)?,
-        evidence,
-    })
 }

@@ -199,12 +199,12 @@ pub(super) fn decode(
 }
 
 /// A name as its length and UTF-8 bytes.
-pub(super) fn put_name(out: &mut Vec<u8>, name: &str) {
+pub(in crate::store) fn put_name(out: &mut Vec<u8>, name: &str) {
     put(out, name.len() as u64);
     out.extend_from_slice(name.as_bytes());
 }
 
-pub(super) fn put(out: &mut Vec<u8>, mut v: u64) {
+pub(in crate::store) fn put(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
@@ -212,7 +212,7 @@ pub(super) fn put(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
-pub(super) struct Reader<'a> {
+pub(in crate::store) struct Reader<'a> {
     data: &'a [u8],
     at: usize,
 }

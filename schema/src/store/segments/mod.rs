@@ -4,7 +4,7 @@
 //! part by part, from a whole cut or as an extension with the moves stored
 //! since (`tail.rs`); loaded whole.
 
-mod chunk;
+pub(super) mod chunk;
 mod days;
 mod load;
 mod save;

@@ -1,0 +1,175 @@
+//! Reading a scan's pairs. A scan stored as a change to an earlier one
+//! ([`crate::rescan::Delta`]) holds only the pairs it scored again: its
+//! pairs are read through its chain of bases, each level's pairs less those
+//! naming a user a later level replaced.
+
+use super::super::{Result, Store, StoreError};
+use crate::model::*;
+use rustc_hash::FxHashSet;
+use sqlx::Row;
+
+/// Which of a scan's pairs to read.
+#[derive(Debug, Clone, Copy)]
+pub(in crate::store) enum PairFilter<'a> {
+    All,
+    /// Similarity at or above.
+    AtLeast(f64),
+    /// Naming this user, either way.
+    Naming(&'a str),
+    /// Both users among these.
+    Among(&'a [String]),
+}
+
+/// One level of a scan's chain: a scan and the users it replaced.
+#[derive(Debug, Clone)]
+pub(in crate::store) struct Level {
+    pub id: i64,
+    pub replaced: Vec<String>,
+}
+
+const COLUMNS: &str = "SELECT user_a, user_b, similarity, score_sum, score_weight, \
+     same_ip_count, same_ip_score, other_ip_count, other_ip_score, moved_stalled_count, moved_stalled_score, \
+     stalled_moved_count, stalled_moved_score, both_stalled_count, both_stalled_score, \
+     max_boost, max_boost_bucket, top_buckets, signals FROM scan_pairs WHERE scan_id = $1";
+
+impl Store {
+    /// The levels whose stored pairs make up scan `id`: itself first, then
+    /// its base, and so on to a scan that stores every pair.
+    pub(in crate::store) async fn scan_chain(&self, id: i64) -> Result<Vec<Level>> {
+        let mut levels = Vec::new();
+        let mut at = Some(id);
+        while let Some(id) = at {
+            if levels.iter().any(|l: &Level| l.id == id) || levels.len() > 10_000 {
+                return Err(StoreError::Corrupt(format!("scan {id} is its own base")));
+            }
+            let row = sqlx::query("SELECT base_scan FROM scans WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?
+                .ok_or_else(|| StoreError::Corrupt(format!("scan {id} is missing from a chain")))?;
+            at = row.try_get(0)?;
+            let replaced = if at.is_some() {
+                self.scan_replaced(id).await?
+            } else {
+                Vec::new()
+            };
+            levels.push(Level { id, replaced });
+        }
+        Ok(levels)
+    }
+
+    /// A scan's pairs that `filter` selects, through its chain.
+    pub(in crate::store) async fn scan_pairs(
+        &self,
+        id: i64,
+        filter: PairFilter<'_>,
+    ) -> Result<Vec<PairScore>> {
+        let chain = self.scan_chain(id).await?;
+        let mut out = Vec::new();
+        let mut replaced: FxHashSet<String> = FxHashSet::default();
+        for level in &chain {
+            let rows = self.stored_pairs(level.id, filter).await?;
+            out.extend(
+                rows.into_iter()
+                    .filter(|p| !replaced.contains(&p.user_a) && !replaced.contains(&p.user_b)),
+            );
+            replaced.extend(level.replaced.iter().cloned());
+        }
+        Ok(out)
+    }
+
+    /// The pairs stored with scan `id` itself that `filter` selects.
+    pub(in crate::store) async fn stored_pairs(
+        &self,
+        id: i64,
+        filter: PairFilter<'_>,
+    ) -> Result<Vec<PairScore>> {
+        let list = |from: usize, n: usize| {
+            (from..from + n)
+                .map(|i| format!("${i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let sql = match filter {
+            PairFilter::All => COLUMNS.to_owned(),
+            PairFilter::AtLeast(_) => format!("{COLUMNS} AND similarity >= $2"),
+            PairFilter::Naming(_) => format!("{COLUMNS} AND (user_a = $2 OR user_b = $2)"),
+            PairFilter::Among(users) => format!(
+                "{COLUMNS} AND user_a IN ({}) AND user_b IN ({})",
+                list(2, users.len()),
+                list(2 + users.len(), users.len())
+            ),
+        };
+        let mut q = sqlx::query(&sql).bind(id);
+        match filter {
+            PairFilter::All => {}
+            PairFilter::AtLeast(min) => q = q.bind(min),
+            PairFilter::Naming(user) => q = q.bind(user.to_owned()),
+            PairFilter::Among(users) => {
+                for u in users.iter().chain(users) {
+                    q = q.bind(u.clone());
+                }
+            }
+        }
+        q.fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(pair_of_row)
+            .collect()
+    }
+
+    /// A scan's cliques, members sorted.
+    pub(in crate::store) async fn scan_cliques(&self, id: i64) -> Result<Vec<Clique>> {
+        let rows = sqlx::query(
+            "SELECT clique, username FROM scan_cliques WHERE scan_id = $1 ORDER BY clique, username",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut cliques: Vec<Clique> = Vec::new();
+        let mut last = None;
+        for r in rows {
+            let k: i64 = r.try_get(0)?;
+            let name: String = r.try_get(1)?;
+            if last != Some(k) {
+                cliques.push(Clique {
+                    members: Vec::new(),
+                });
+                last = Some(k);
+            }
+            cliques.last_mut().expect("pushed").members.push(name);
+        }
+        Ok(cliques)
+    }
+}
+
+/// A `scan_pairs` row as the pair and its evidence.
+fn pair_of_row(r: &sqlx::any::AnyRow) -> Result<PairScore> {
+    let mut evidence = Evidence::default();
+    for (k, cell) in Cell::ALL.into_iter().enumerate() {
+        let count: i64 = r.try_get(5 + 2 * k)?;
+        let score: i64 = r.try_get(6 + 2 * k)?;
+        *evidence.tally_mut(cell) = CellTally {
+            count: count as u64,
+            score,
+        };
+    }
+    evidence.max_boost = r.try_get::<i64, _>(15)? as u32;
+    evidence.max_boost_bucket = r.try_get(16)?;
+    let top: String = r.try_get(17)?;
+    evidence.top_buckets = serde_json::from_str(&top)
+        .map_err(|e| StoreError::Corrupt(format!("top buckets of a pair: {e}")))?;
+    let signals: Option<String> = r.try_get(18)?;
+    evidence.signals = signals
+        .map(|s| serde_json::from_str(&s))
+        .transpose()
+        .map_err(|e| StoreError::Corrupt(format!("signals of a pair: {e}")))?;
+    Ok(PairScore {
+        user_a: r.try_get(0)?,
+        user_b: r.try_get(1)?,
+        similarity: r.try_get(2)?,
+        sum: r.try_get(3)?,
+        weight: r.try_get(4)?,
+        evidence,
+    })
+}

@@ -1,0 +1,274 @@
+//! Scans: a season scored from the store's segments and stored. In
+//! reference mode a scan is a rescan of the season's latest scan when that
+//! one allows it: only the pairs naming a user whose season changed are
+//! scored again and stored, as a change to it (`scoring::rescan`).
+
+use super::{move_times, segments};
+use anyhow::Result;
+use schema::rescan::{Delta, Lineage};
+use schema::store::{RescanBase, Store, StoredScan};
+use schema::{Mode, ScanParams, ScanResult, Season, Segments};
+
+/// How many scans a chain of changes may hold before a scan stores every
+/// pair again: reading a scan goes through its chain.
+const MAX_CHAIN: usize = 32;
+
+/// A scan just stored.
+#[derive(Debug, Clone)]
+pub struct Scanned {
+    /// After a rescan, `scan.result.pairs` holds both directions of every
+    /// pair flagged either way, not every pair: the store holds those.
+    pub scan: StoredScan,
+    /// `None` when the scan scored every pair.
+    pub rescan: Option<Rescanned>,
+}
+
+/// What a rescan scored again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rescanned {
+    /// The scan it is stored as a change to.
+    pub base: i64,
+    /// Users whose pairs it scored again.
+    pub replaced_users: usize,
+    /// Directed pairs it scored again.
+    pub pairs: usize,
+}
+
+/// Scores a season from the store and stores the scan, as a rescan when
+/// the latest one allows it ([`scan_segments`]).
+pub async fn scan(store: &Store, season: &Season, params: &ScanParams) -> Result<Scanned> {
+    let generation = store.moves_generation().await?;
+    let started = std::time::Instant::now();
+    let segments = segments(store, params.bucket_seconds, None).await?;
+    tracing::debug!(ms = started.elapsed().as_millis() as u64, "segments ready");
+    scan_segments(store, season, params, &segments, generation).await
+}
+
+/// Scores a season from the store, every pair, and stores the scan whole.
+pub async fn scan_whole(store: &Store, season: &Season, params: &ScanParams) -> Result<StoredScan> {
+    let generation = store.moves_generation().await?;
+    let segments = segments(store, params.bucket_seconds, None).await?;
+    whole(store, season, params, &segments, generation).await
+}
+
+/// Scores a season from segments at hand (cut from the moves of
+/// `generation`) and stores the scan in one transaction: a rescan of the
+/// season's latest scan with the same bucket size, mode, crowd limit and
+/// season definition, in reference mode, while its chain is short; else
+/// every pair.
+pub async fn scan_segments(
+    store: &Store,
+    season: &Season,
+    params: &ScanParams,
+    segments: &Segments,
+    generation: i64,
+) -> Result<Scanned> {
+    if params.mode == Mode::Reference {
+        let base = store
+            .rescan_base(
+                season.number,
+                params.bucket_seconds,
+                params.mode,
+                params.threshold,
+            )
+            .await?;
+        if let Some(base) = base.filter(|b| rescannable(b, season, params)) {
+            let (scan, figures) = rescan(store, season, params, segments, generation, base).await?;
+            return Ok(Scanned {
+                scan,
+                rescan: Some(figures),
+            });
+        }
+    }
+    Ok(Scanned {
+        scan: whole(store, season, params, segments, generation).await?,
+        rescan: None,
+    })
+}
+
+/// Whether a scan can be the base of a rescan: the same season definition
+/// and crowd limit, and a chain neither too long nor half as large as the
+/// whole scan at its root.
+fn rescannable(base: &RescanBase, season: &Season, params: &ScanParams) -> bool {
+    let s = &base.scan;
+    s.season.from == season.from
+        && s.season.to == season.to
+        && s.season.games == season.games
+        && s.result.params.crowd_limit == params.crowd_limit
+        && base.depth < MAX_CHAIN
+        && base.changed_pairs * 2 <= base.root_pairs
+}
+
+async fn whole(
+    store: &Store,
+    season: &Season,
+    params: &ScanParams,
+    segments: &Segments,
+    generation: i64,
+) -> Result<StoredScan> {
+    let started = std::time::Instant::now();
+    let bar = crate::ui::spinner(format!("scoring season {}", season.number));
+    let times = match params.mode {
+        Mode::Improved => Some(move_times(store, segments).await?),
+        Mode::Reference => None,
+    };
+    // Scoring is CPU-bound (rayon): the runtime's other tasks, signals among
+    // them, keep running meanwhile.
+    let (result, lineage) = tokio::task::block_in_place(|| {
+        let result = scoring::scan_with_times(segments, times.as_ref(), season, params)?;
+        // Improved mode's signals read beyond two users: no rescans.
+        let lineage = (params.mode == Mode::Reference).then(|| Lineage {
+            digests: scoring::rescan::digests(segments, season),
+            delta: None,
+        });
+        anyhow::Ok((result, lineage))
+    })?;
+    let scored = started.elapsed();
+    bar.set_message(format!("storing the scan of season {}", season.number));
+    let created_at = chrono::Utc::now().timestamp();
+    let id = store
+        .save_scan(season, &result, generation, created_at, lineage.as_ref())
+        .await?;
+    tracing::info!(
+        season = season.number,
+        scan = id,
+        pairs = result.pairs.len(),
+        flagged = result.flagged().count(),
+        score_ms = scored.as_millis() as u64,
+        save_ms = (started.elapsed() - scored).as_millis() as u64,
+        "scan stored"
+    );
+    bar.finish_and_clear();
+    Ok(StoredScan {
+        id,
+        season: season.clone(),
+        generation,
+        created_at,
+        result,
+    })
+}
+
+async fn rescan(
+    store: &Store,
+    season: &Season,
+    params: &ScanParams,
+    segments: &Segments,
+    generation: i64,
+    base: RescanBase,
+) -> Result<(StoredScan, Rescanned)> {
+    let started = std::time::Instant::now();
+    let bar = crate::ui::spinner(format!("scoring season {} again", season.number));
+    let previous = scoring::rescan::Previous {
+        digests: &base.digests,
+        crowded: &base.scan.result.crowded,
+    };
+    let kept: Vec<(String, String)> = base
+        .scan
+        .result
+        .flagged()
+        .map(|p| (p.user_a.clone(), p.user_b.clone()))
+        .collect();
+    let (again, view) = tokio::task::block_in_place(|| {
+        let again = scoring::rescan::rescan(segments, season, params, &previous)?;
+        let view = scoring::rescan::flagged_result(segments, season, &again, &kept);
+        anyhow::Ok((again, view))
+    })?;
+    let scored = started.elapsed();
+    let replaced = again.replaced.len();
+    let lineage = Lineage {
+        digests: again.digests,
+        delta: Some(Delta {
+            base: base.scan.id,
+            replaced: again.replaced,
+        }),
+    };
+    let stored = ScanResult {
+        cliques: view.cliques.clone(),
+        ..again.result
+    };
+    let created_at = chrono::Utc::now().timestamp();
+    let id = store
+        .save_scan(season, &stored, generation, created_at, Some(&lineage))
+        .await?;
+    tracing::info!(
+        season = season.number,
+        scan = id,
+        base = base.scan.id,
+        replaced_users = replaced,
+        pairs_scored = stored.pairs.len(),
+        flagged = view.flagged().count(),
+        score_ms = scored.as_millis() as u64,
+        save_ms = (started.elapsed() - scored).as_millis() as u64,
+        "rescan stored"
+    );
+    bar.finish_and_clear();
+    let figures = Rescanned {
+        base: base.scan.id,
+        replaced_users: replaced,
+        pairs: stored.pairs.len(),
+    };
+    let scan = StoredScan {
+        id,
+        season: season.clone(),
+        generation,
+        created_at,
+        result: view,
+    };
+    Ok((scan, figures))
+}
+
+/// The latest scan of a season if it is current (same moves, same season
+/// definition, same bucket size and mode), else a new scan; every pair
+/// either way. The threshold is applied afresh, since every pair is stored.
+pub async fn current_scan(
+    store: &Store,
+    season: &Season,
+    params: &ScanParams,
+) -> Result<StoredScan> {
+    let generation = store.moves_generation().await?;
+    if let Some(mut latest) = store
+        .latest_scan_like(season.number, params.bucket_seconds, params.mode)
+        .await?
+    {
+        if scan_is_current(&latest, season, params, generation) {
+            latest.season = season.clone();
+            rethreshold(&mut latest.result, params.threshold);
+            return Ok(latest);
+        }
+    }
+    let scanned = scan(store, season, params).await?;
+    if scanned.rescan.is_none() {
+        return Ok(scanned.scan);
+    }
+    let mut latest = store
+        .latest_scan_like(season.number, params.bucket_seconds, params.mode)
+        .await?
+        .expect("just stored");
+    latest.season = season.clone();
+    rethreshold(&mut latest.result, params.threshold);
+    Ok(latest)
+}
+
+/// Whether a stored scan still holds for the season: same moves, same season
+/// definition, same bucket size and mode (the threshold is applied afresh).
+pub fn scan_is_current(
+    scan: &StoredScan,
+    season: &Season,
+    params: &ScanParams,
+    generation: i64,
+) -> bool {
+    let p = &scan.result.params;
+    scan.generation == generation
+        && scan.season.from == season.from
+        && scan.season.to == season.to
+        && scan.season.games == season.games
+        && p.bucket_seconds == params.bucket_seconds
+        && p.mode == params.mode
+        && p.crowd_limit == params.crowd_limit
+}
+
+/// Applies another threshold to a scan's pairs: the flags and cliques follow.
+pub fn rethreshold(result: &mut ScanResult, threshold: f64) {
+    result.params.threshold = threshold;
+    result.cliques = scoring::cliques(&result.pairs, threshold);
+}
