@@ -1,8 +1,8 @@
 //! Participants and candidate pairs (SPEC section 3).
 
 use crate::{day_in_season, days_in_season};
+use rustc_hash::FxHashMap;
 use schema::{CrowdedAddress, Season, SeasonError, Segments, UserId};
-use std::collections::HashMap;
 
 /// The season's participants: users with at least one move in a game whose
 /// name matches the season's pattern, within its range. Sorted by id.
@@ -41,18 +41,37 @@ pub fn candidate_pairs(
     season: &Season,
     crowd_limit: usize,
 ) -> (Vec<(UserId, UserId)>, Vec<CrowdedAddress>) {
+    let (pairs, crowded) = candidate_ids(segments, participants, season, crowd_limit);
+    let name = |u: UserId| segments.users.name(u);
+    let mut pairs: Vec<(UserId, UserId)> = pairs
+        .into_iter()
+        .map(|(x, y)| if name(x) < name(y) { (x, y) } else { (y, x) })
+        .collect();
+    pairs.sort_unstable_by(|p, q| (name(p.0), name(p.1)).cmp(&(name(q.0), name(q.1))));
+    (pairs, crowded)
+}
+
+/// [`candidate_pairs`] by id: each pair once, `(x, y)` with `x < y`, in
+/// id order.
+pub fn candidate_ids(
+    segments: &Segments,
+    participants: &[UserId],
+    season: &Season,
+    crowd_limit: usize,
+) -> (Vec<(UserId, UserId)>, Vec<CrowdedAddress>) {
     let mut member = vec![false; segments.users.len()];
     for &u in participants {
         member[u as usize] = true;
     }
-    let mut groups: HashMap<(i64, u32), Vec<UserId>> = HashMap::new();
+    let mut groups: FxHashMap<(i64, u32), Vec<UserId>> = FxHashMap::default();
     for d in &segments.ip_days {
         if member[d.user as usize] && day_in_season(d.day, season) {
             groups.entry((d.day, d.ip)).or_default().push(d.user);
         }
     }
-    let name = |u: UserId| segments.users.name(u);
-    let mut pairs = Vec::new();
+    // A pair met on several (IP, day)s is found once for each: pairs are
+    // made unique by id, cheaply (`candidate_pairs` sorts fewer by names).
+    let mut pairs: Vec<u64> = Vec::new();
     let mut crowded = Vec::new();
     for ((day, ip), mut users) in groups {
         users.sort_unstable();
@@ -67,12 +86,17 @@ pub fn candidate_pairs(
         }
         for (i, &x) in users.iter().enumerate() {
             for &y in &users[i + 1..] {
-                pairs.push(if name(x) < name(y) { (x, y) } else { (y, x) });
+                // `users` is sorted: x < y.
+                pairs.push((x as u64) << 32 | y as u64);
             }
         }
     }
-    pairs.sort_unstable_by(|p, q| (name(p.0), name(p.1)).cmp(&(name(q.0), name(q.1))));
+    pairs.sort_unstable();
     pairs.dedup();
+    let pairs = pairs
+        .into_iter()
+        .map(|p| ((p >> 32) as UserId, p as UserId))
+        .collect();
     crowded.sort_by(|a, b| b.accounts.cmp(&a.accounts).then_with(|| a.cmp(b)));
     (pairs, crowded)
 }

@@ -21,7 +21,7 @@ pub mod similarity;
 pub mod triage;
 
 pub use both_ways::{both_ways, BothWays};
-pub use candidates::{candidate_pairs, participants};
+pub use candidates::{candidate_ids, candidate_pairs, participants};
 pub use cliques::cliques;
 pub use similarity::{contributions, score_pair, PairOutcome};
 pub use triage::{to_review, triage, Triage, DEFAULT_REOPEN_MARGIN};

@@ -13,7 +13,7 @@
 //!   since that adds or removes pairs among users who did not change.
 
 use crate::{
-    candidate_pairs, cliques, day_in_season, days_in_season, in_season, participants,
+    candidate_ids, cliques, day_in_season, days_in_season, in_season, participants,
     reference_scores, score_directed, season_rows, sort_pairs, ScanError,
 };
 use rayon::prelude::*;
@@ -126,7 +126,7 @@ pub fn rescan(
         "rescans score the reference way"
     );
     let members = participants(segments, season).map_err(ScanError::Season)?;
-    let (pairs, crowded) = candidate_pairs(segments, &members, season, params.crowd_limit);
+    let (pairs, crowded) = candidate_ids(segments, &members, season, params.crowd_limit);
     let digests = digests(segments, season);
     let replaced = replaced_users(segments, &digests, &crowded, previous);
     let again: Vec<(UserId, UserId)> = pairs
