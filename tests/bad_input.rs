@@ -246,3 +246,80 @@ fn a_store_holding_refused_rows_still_reports() {
     assert!(text.contains("seed_a") && text.contains("seed_b"), "{text}");
     assert!(!text.contains("mallory"), "{text}");
 }
+
+/// A log of `n` good lines of season 1 over three weeks, some 3 MB: large
+/// enough that `report --input` parses it in ranges side by side.
+fn large_log(n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| {
+            format!(
+                "{{\"username\": \"u{:03}\", \"game\": \"4pLeague_S1_{}\", \"timestamp\": {}, \"ip\": \"10.0.{}.{}\"}}",
+                (i * 7919) % 97,
+                i % 41,
+                1_430_000_000 + i as i64 * 61,
+                (i * 31) % 5,
+                (i * 13) % 23
+            )
+        })
+        .collect()
+}
+
+/// A large plain log, read in ranges, reads as the same log gzipped (read
+/// in one piece); a bad line deep in it is named by its line in the file,
+/// and of two bad lines the first is.
+#[test]
+fn report_input_reads_a_large_log_in_ranges_as_one() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = large_log(30_000);
+    let plain = dir.path().join("large.jsonl");
+    std::fs::write(&plain, lines.join("\n") + "\n").unwrap();
+    let gz = dir.path().join("large.jsonl.gz");
+    let mut enc = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::fast(),
+    );
+    enc.write_all((lines.join("\n") + "\n").as_bytes()).unwrap();
+    enc.finish().unwrap();
+    let ranges = ingest::ranges::json_ranges(plain.to_str().unwrap()).unwrap();
+    assert!(ranges.len() >= 4, "{ranges:?}");
+    let db = TestDb::new(Backend::Sqlite);
+    let report = |path: &Path| {
+        db.ok(&[
+            "report",
+            "--input",
+            path.to_str().unwrap(),
+            "--season",
+            "1",
+            "--format",
+            "csv",
+            "--all",
+        ])
+    };
+    let from_plain = report(&plain);
+    assert!(from_plain.lines().count() > 100, "{from_plain}");
+    assert_eq!(from_plain, report(&gz));
+    lines[26_000] = "{\"username\": \"u001\", \"timestamp\": \"not a time\", \"ip\": \"1\"}".into();
+    std::fs::write(&plain, lines.join("\n") + "\n").unwrap();
+    let out = db.run(&[
+        "report",
+        "--input",
+        plain.to_str().unwrap(),
+        "--season",
+        "1",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("large.jsonl, line 26001"), "{err}");
+    lines[12_000] = "{\"username\": \"u001\", \"timestamp\": [], \"ip\": \"1\"}".into();
+    std::fs::write(&plain, lines.join("\n") + "\n").unwrap();
+    let out = db.run(&[
+        "report",
+        "--input",
+        plain.to_str().unwrap(),
+        "--season",
+        "1",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("large.jsonl, line 12001"), "{err}");
+}

@@ -12,6 +12,7 @@
 //! does) and it does not score (that is `detect-scoring`).
 
 pub mod lines;
+pub mod ranges;
 pub mod read;
 pub mod segment;
 pub mod time;

@@ -172,6 +172,22 @@ pub fn open_log_with(path: &str, limits: &Limits) -> Result<LogReader, ReadError
     })
 }
 
+/// A JSON-lines log read from `reader` (a range of a file: see
+/// [`crate::ranges`]).
+pub(crate) fn json_reader(
+    name: String,
+    reader: Box<dyn BufRead + Send>,
+    limits: &Limits,
+) -> LogReader {
+    LogReader {
+        file: name,
+        lines: BoundedLines::new(reader, limits.max_line),
+        limits: *limits,
+        csv: None,
+        done: false,
+    }
+}
+
 /// Opening a FIFO blocks until something writes to it: say so, instead of
 /// hanging without a word.
 fn warn_if_fifo(path: &str) {

@@ -1,19 +1,22 @@
 //! Segments straight from log files, without a store (`report --input`).
 
 use super::spinner;
-use anyhow::{anyhow, Result};
-use ingest::{open_log_with, Limits, Segmenter};
+use anyhow::Result;
+use ingest::ranges::{json_ranges, lines_before, open_log_range};
+use ingest::{open_log_with, Limits, ReadError, Segmenter};
 use schema::{Names, Segments};
+use std::ops::Range;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 /// Reads logs straight into segments, storing nothing: `detect report
 /// --input`. Sorts by time (stably) unless `reference_order`.
 ///
-/// Reading and segmenting overlap: a reader thread parses lines and interns
-/// user and game names into 24-byte moves, sent in chunks with their
-/// addresses as text; this thread interns the addresses and segments the
-/// moves as they come (the reader was the slower of the two). A log found out of time order is read again, sorted and
-/// segmented at the end; only standard input, which cannot be read twice,
-/// has its moves kept meanwhile.
+/// Parsing and segmenting overlap ([`read_moves`]): reader threads parse
+/// the logs, a plain JSON-lines log in ranges side by side, and this thread
+/// interns the names and segments the moves in file order as they come. A
+/// log found out of time order is read again, sorted and segmented at the
+/// end; only standard input, which cannot be read twice, has its moves kept
+/// meanwhile.
 pub fn segments_from_files(
     files: &[String],
     bucket_seconds: i64,
@@ -21,24 +24,12 @@ pub fn segments_from_files(
     limits: &Limits,
 ) -> Result<Segments> {
     let keep = !reference_order && files.iter().any(|f| f == "-");
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Chunk>(8);
-    let reader = {
-        let files = files.to_vec();
-        let limits = *limits;
-        std::thread::spawn(move || {
-            read_compact(&files, &limits, |chunk| {
-                tx.send(chunk).map_err(|_| anyhow!("the segmenter stopped"))
-            })
-        })
-    };
     let mut seg = Segmenter::new(bucket_seconds);
-    let mut ips = Names::default();
-    let mut kept: Vec<Vec<Compact>> = Vec::new();
+    let mut kept: Vec<Compact> = Vec::new();
     let mut latest = i64::MIN;
     let mut in_order = true;
-    for chunk in rx {
-        let chunk = chunk.resolve(&mut ips);
-        for m in &chunk {
+    let tables = read_moves(files, limits, |chunk| {
+        for m in chunk {
             in_order &= m.timestamp >= latest;
             latest = latest.max(m.timestamp);
             if in_order || reference_order {
@@ -46,33 +37,26 @@ pub fn segments_from_files(
             }
         }
         if keep {
-            kept.push(chunk);
+            kept.extend_from_slice(chunk);
         }
-    }
-    let names = reader
-        .join()
-        .map_err(|_| anyhow!("the log reader panicked"))??;
+    })?;
     if in_order || reference_order {
-        return Ok(seg.finish_with_names(names.0, names.1, ips));
+        return Ok(seg.finish_with_names(tables.users, tables.games, tables.ips));
     }
     drop(seg);
-    let (mut moves, (users, games), ips) = if keep {
-        (kept.concat(), names, ips)
+    let (mut moves, tables) = if keep {
+        (kept, tables)
     } else {
         let mut moves = Vec::new();
-        let mut ips = Names::default();
-        let names = read_compact(files, limits, |chunk| {
-            moves.extend_from_slice(&chunk.resolve(&mut ips));
-            Ok(())
-        })?;
-        (moves, names, ips)
+        let tables = read_moves(files, limits, |chunk| moves.extend_from_slice(chunk))?;
+        (moves, tables)
     };
     moves.sort_by_key(|m| m.timestamp);
     let mut seg = Segmenter::new(bucket_seconds);
     for m in &moves {
         seg.push_ids(m.user, m.game, m.timestamp, m.ip);
     }
-    Ok(seg.finish_with_names(users, games, ips))
+    Ok(seg.finish_with_names(tables.users, tables.games, tables.ips))
 }
 
 /// A move with its names interned: 24 bytes.
@@ -84,12 +68,20 @@ struct Compact {
     ip: u32,
 }
 
-/// Moves as the reader hands them over: users and games interned, each
-/// move's `ip` the end of its address in `ips` (it starts where the
-/// previous move's ends).
+/// The names of the moves read.
+#[derive(Default)]
+struct Tables {
+    users: Names,
+    games: Names,
+    ips: Names,
+}
+
+/// Moves as a reader hands them over, names not yet interned: each move's
+/// `user`, `game` and `ip` are where its user, game and address end in
+/// `text` (each starts where the one before ends).
 struct Chunk {
     moves: Vec<Compact>,
-    ips: String,
+    text: String,
 }
 
 impl Chunk {
@@ -98,56 +90,161 @@ impl Chunk {
     fn new() -> Chunk {
         Chunk {
             moves: Vec::with_capacity(Chunk::MOVES),
-            ips: String::with_capacity(Chunk::MOVES * 16),
+            text: String::with_capacity(Chunk::MOVES * 40),
         }
     }
 
-    /// The moves with their addresses interned in `ips`.
-    fn resolve(self, ips: &mut Names) -> Vec<Compact> {
+    /// The moves with their names interned in `t`.
+    fn resolve(self, t: &mut Tables) -> Vec<Compact> {
         let mut moves = self.moves;
         let mut start = 0;
+        let mut next = |end: u32, names: &mut Names| {
+            let id = names.intern(&self.text[start..end as usize]);
+            start = end as usize;
+            id
+        };
         for m in &mut moves {
-            let end = m.ip as usize;
-            m.ip = ips.intern(&self.ips[start..end]);
-            start = end;
+            m.user = next(m.user, &mut t.users);
+            m.game = next(m.game, &mut t.games);
+            m.ip = next(m.ip, &mut t.ips);
         }
         moves
     }
 }
 
-/// Reads logs into [`Chunk`]s handed to `each`; returns the tables of user
-/// and game names.
-fn read_compact(
+/// One piece of reading: a whole log, or a range of a plain JSON-lines log.
+struct Unit {
+    path: String,
+    range: Option<Range<u64>>,
+}
+
+/// What a reader sends for a unit: chunks, then at most one error.
+type Sent = std::result::Result<Chunk, ReadError>;
+
+/// Reads the logs on reader threads, a unit each in turn, and hands every
+/// chunk of moves, in file order and with its names interned, to `each`.
+/// The first bad line in file order ends the reading with its error.
+fn read_moves(
     files: &[String],
     limits: &Limits,
-    mut each: impl FnMut(Chunk) -> Result<()>,
-) -> Result<(Names, Names)> {
-    let (mut users, mut games) = (Names::default(), Names::default());
-    for path in files {
-        let mut reader = open_log_with(path, limits)?;
-        let bar = spinner(format!("reading {}", reader.file()));
-        let mut chunk = Chunk::new();
-        let mut lines = 0u64;
-        while let Some(line) = reader.next_ref() {
-            if let (_, Some(m)) = line? {
-                chunk.ips.push_str(&m.ip);
-                chunk.moves.push(Compact {
-                    timestamp: m.timestamp,
-                    user: users.intern(&m.username),
-                    game: games.intern(&m.game),
-                    ip: u32::try_from(chunk.ips.len()).expect("a chunk's addresses fit in 4 GB"),
-                });
-                if chunk.moves.len() == Chunk::MOVES {
-                    lines += Chunk::MOVES as u64;
-                    bar.set_position(lines);
-                    each(std::mem::replace(&mut chunk, Chunk::new()))?;
+    mut each: impl FnMut(&[Compact]),
+) -> Result<Tables> {
+    let units: Vec<Unit> = files
+        .iter()
+        .flat_map(|path| match json_ranges(path) {
+            Some(ranges) if ranges.len() > 1 => ranges
+                .into_iter()
+                .map(|r| Unit {
+                    path: path.clone(),
+                    range: Some(r),
+                })
+                .collect(),
+            _ => vec![Unit {
+                path: path.clone(),
+                range: None,
+            }],
+        })
+        .collect();
+    let readers = units.len().clamp(1, 2);
+    let mut work: Vec<Vec<(&Unit, SyncSender<Sent>)>> = (0..readers).map(|_| Vec::new()).collect();
+    let mut receivers: Vec<Receiver<Sent>> = Vec::new();
+    for (k, unit) in units.iter().enumerate() {
+        let (tx, rx) = sync_channel(capacity(unit));
+        work[k % readers].push((unit, tx));
+        receivers.push(rx);
+    }
+    std::thread::scope(|s| {
+        for mine in work {
+            s.spawn(move || {
+                for (unit, tx) in mine {
+                    if read_unit(unit, limits, &tx).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        let mut tables = Tables::default();
+        let mut bar = None;
+        for (unit, rx) in units.iter().zip(receivers) {
+            if unit.range.as_ref().is_none_or(|r| r.start == 0) {
+                bar = Some(spinner(format!("reading {}", unit.path)));
+            }
+            for sent in rx {
+                match sent {
+                    Ok(chunk) => each(&chunk.resolve(&mut tables)),
+                    Err(e) => return Err(in_file(e, unit).into()),
                 }
             }
         }
-        bar.finish_and_clear();
-        if !chunk.moves.is_empty() {
-            each(chunk)?;
+        drop(bar);
+        Ok(tables)
+    })
+}
+
+/// Chunks enough to hold a whole range (a move is some 40 bytes or more of
+/// log), so that a reader a range ahead does not wait.
+fn capacity(unit: &Unit) -> usize {
+    unit.range
+        .as_ref()
+        .map_or(8, |r| (r.end - r.start) as usize / (40 * Chunk::MOVES) + 2)
+}
+
+/// A range's error with its line counted in the whole file.
+fn in_file(mut e: ReadError, unit: &Unit) -> ReadError {
+    if let (Some(line), Some(r)) = (e.line, &unit.range) {
+        if r.start > 0 {
+            match lines_before(&unit.path, r.start) {
+                Ok(before) => e.line = Some(line + before),
+                Err(_) => e.line = None,
+            }
         }
     }
-    Ok((users, games))
+    e
+}
+
+/// Reads one unit into chunks sent on `tx`; `Err` when the reading ends
+/// early (a bad line, sent on, or nobody listening any more).
+fn read_unit(unit: &Unit, limits: &Limits, tx: &SyncSender<Sent>) -> Result<(), ()> {
+    let opened = match &unit.range {
+        Some(r) => open_log_range(&unit.path, limits, r.clone()),
+        None => open_log_with(&unit.path, limits),
+    };
+    let mut reader = match opened {
+        Ok(r) => r,
+        Err(e) => return tx.send(Err(e)).map_err(|_| ()).and(Err(())),
+    };
+    let mut chunk = Chunk::new();
+    while let Some(line) = reader.next_ref() {
+        match line {
+            Ok((_, Some(m))) => {
+                let end =
+                    |text: &String| u32::try_from(text.len()).expect("a chunk's names fit in 4 GB");
+                chunk.text.push_str(&m.username);
+                let user = end(&chunk.text);
+                chunk.text.push_str(&m.game);
+                let game = end(&chunk.text);
+                chunk.text.push_str(&m.ip);
+                let ip = end(&chunk.text);
+                chunk.moves.push(Compact {
+                    timestamp: m.timestamp,
+                    user,
+                    game,
+                    ip,
+                });
+                if chunk.moves.len() == Chunk::MOVES {
+                    tx.send(Ok(std::mem::replace(&mut chunk, Chunk::new())))
+                        .map_err(|_| ())?;
+                }
+            }
+            Ok((_, None)) => {}
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return Err(());
+            }
+        }
+    }
+    if !chunk.moves.is_empty() {
+        tx.send(Ok(chunk)).map_err(|_| ())?;
+    }
+    Ok(())
 }
