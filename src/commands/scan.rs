@@ -61,14 +61,19 @@ pub async fn run_report(db: &crate::pipeline::Db, args: ReportArgs) -> Result<()
             schema::Mode::Reference => None,
         };
         let bar = crate::ui::spinner("scoring");
-        let result = scoring::scan_with_times(&segments, times.as_ref(), &season, &params)?;
+        // The pseudonyms walk every segment once: beside the scoring, on
+        // the core its sequential steps leave idle.
+        let (result, pseudonyms) = rayon::join(
+            || scoring::scan_with_times(&segments, times.as_ref(), &season, &params),
+            || pipeline::ip_pseudonyms_in_memory(&season, &segments),
+        );
+        let result = result?;
         bar.finish_and_clear();
         ensure_participants(&season, &result, !segments.users.is_empty())?;
         let info = ScanInfo {
             scan_id: None,
             created_at: None,
         };
-        let pseudonyms = pipeline::ip_pseudonyms_in_memory(&season, &segments);
         // Logs read into memory meet no store: no verdicts.
         let reviewed = Reviewed::new(&result, &[], args.all, args.reopen_margin);
         print_report(
