@@ -82,6 +82,16 @@ fn a_season_rescanned_part_by_part_reads_as_one_scan(backend: Backend) {
             );
         }
         let latest = p.latest_scan(1).await.unwrap().unwrap();
+        // Every pair's similarity alone, through the chain, for the chart.
+        let sorted = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        let every = w.latest_scan(1).await.unwrap().unwrap().result.pairs;
+        assert_eq!(
+            sorted(p.scan_similarities(latest.id).await.unwrap()),
+            sorted(every.iter().map(|x| x.similarity).collect())
+        );
         // The latest scan is a change to the fourth, a whole one: pruning
         // to one scan keeps both.
         assert_eq!(p.prune_scans(1, 1).await.unwrap(), 3);

@@ -25,13 +25,16 @@ pub struct PageParts {
 
 /// Draws the clique pictures (with the season's IP pseudonyms and the
 /// strongest buckets marked), the distribution chart, and the evidence of
-/// every flagged pair.
+/// every flagged pair. The chart shows `similarities`, every directed
+/// pair's, when `result` holds only some pairs (after a rescan); else those
+/// of `result`.
 pub fn page_parts(
     season: &Season,
     result: &ScanResult,
     segments: &Segments,
     pseudonyms: &IpPseudonyms,
     show_ips: bool,
+    similarities: Option<&[f64]>,
 ) -> Result<PageParts> {
     let mut pictures = Vec::new();
     for (k, clique) in result.cliques.iter().enumerate() {
@@ -54,7 +57,10 @@ pub fn page_parts(
             timeline: viz::timeline(segments, &members, &opts).to_string(),
         });
     }
-    let sims: Vec<f64> = result.pairs.iter().map(|p| p.similarity).collect();
+    let sims: Vec<f64> = match similarities {
+        Some(s) => s.to_vec(),
+        None => result.pairs.iter().map(|p| p.similarity).collect(),
+    };
     let distribution = viz::distribution(
         &sims,
         result.params.threshold,
@@ -125,9 +131,9 @@ fn highlights(result: &ScanResult, members: &[String]) -> Vec<viz::Highlight> {
 }
 
 /// Writes `dir/index.html`, `dir/clique-K.svg` for each clique and
-/// `dir/distribution.svg`; returns the path of the index. Each file is
-/// written to a temporary name and renamed, so a reader never sees half a
-/// file.
+/// `dir/distribution.svg` (of `similarities`, as [`page_parts`]); returns
+/// the path of the index. Each file is written to a temporary name and
+/// renamed, so a reader never sees half a file.
 pub fn write_report_dir(
     dir: &Path,
     season: &Season,
@@ -135,11 +141,12 @@ pub fn write_report_dir(
     segments: &Segments,
     pseudonyms: &IpPseudonyms,
     show_ips: bool,
+    similarities: Option<&[f64]>,
 ) -> Result<PathBuf> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the report directory {}", dir.display()))?;
     let result = &scan.result;
-    let parts = page_parts(season, result, segments, pseudonyms, show_ips)?;
+    let parts = page_parts(season, result, segments, pseudonyms, show_ips, similarities)?;
     let mut clique_svgs = Vec::new();
     for (k, pictures) in parts.pictures.iter().enumerate() {
         let name = format!("clique-{}.svg", k + 1);

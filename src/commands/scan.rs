@@ -129,6 +129,7 @@ pub async fn run_report(db: &crate::pipeline::Db, args: ReportArgs) -> Result<()
                 segments,
                 pseudonyms,
                 args.show_ips,
+                None,
             )?;
             known::add_sections_to_page(&index, &reviewed)?;
             bar.finish_and_clear();
@@ -189,8 +190,14 @@ fn print_report(
         Format::ReferenceCsv => report::write_reference_csv(&mut out, result, all)?,
         Format::Html => {
             let (segments, pseudonyms) = pictures.expect("an HTML report loads its segments");
-            let parts =
-                super::pictures::page_parts(season, result, segments, pseudonyms, show.show_ips)?;
+            let parts = super::pictures::page_parts(
+                season,
+                result,
+                segments,
+                pseudonyms,
+                show.show_ips,
+                None,
+            )?;
             let page = viz::ReportPage {
                 title: format!("detect: season {}", season.number),
                 season: season.number,

@@ -115,6 +115,7 @@ pub async fn run_demo(args: DemoArgs) -> Result<()> {
         &segments,
         &pseudonyms,
         false,
+        None,
     )?;
     store.close().await;
     println!();

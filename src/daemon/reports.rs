@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 /// Writes the report of one season's scan into `dir`: `season-N.json`
 /// (the format of `detect report --format json`) and `season-N.txt` (the
 /// text report), known relationships apart as `reviewed` sorted them.
-/// Returns the files written.
+/// `similarities`: every directed pair's, when the scan holds only some
+/// (a rescan), for the distribution chart. Returns the files written.
 ///
 /// This is the one place that decides what a scan tick publishes: the HTML
 /// report and the SVG timelines of cliques go here too, written with
@@ -24,6 +25,7 @@ pub fn write_season_report(
     reviewed: &Reviewed,
     segments: &Segments,
     pseudonyms: &IpPseudonyms,
+    similarities: Option<&[f64]>,
 ) -> Result<Vec<PathBuf>> {
     let info = ScanInfo {
         scan_id: Some(scan.id),
@@ -51,6 +53,7 @@ pub fn write_season_report(
         segments,
         pseudonyms,
         false,
+        similarities,
     )?;
     known::add_sections_to_page(&html, reviewed)?;
     Ok(vec![json, text, html])

@@ -253,6 +253,9 @@ async fn scan_season(
             Some(_) => store.latest_scan(number).await?,
             None => None,
         };
+    // A rescan's result holds the flagged pairs; the chart of every
+    // pair's similarity reads them from the store.
+    let mut similarities = None;
     let (scan, fresh) = match reusable {
         Some(mut l) => {
             l.season = season.clone();
@@ -264,9 +267,11 @@ async fn scan_season(
                 *segments = Some(pipeline::segments(store, params.bucket_seconds, None).await?);
             }
             let segs = segments.as_ref().expect("just set");
-            let scan = pipeline::scan_segments(store, &season, params, segs, generation)
-                .await?
-                .scan;
+            let scanned = pipeline::scan_segments(store, &season, params, segs, generation).await?;
+            if scanned.rescan.is_some() {
+                similarities = Some(store.scan_similarities(scanned.scan.id).await?);
+            }
+            let scan = scanned.scan;
             let pruned = store.prune_scans(number, ctx.config.keep_scans).await?;
             if pruned > 0 {
                 tracing::debug!("season {number}: {pruned} older scans deleted");
@@ -284,7 +289,15 @@ async fn scan_season(
     let reviewed = Reviewed::new(&scan.result, &verdicts, false, ctx.config.reopen_margin);
     let report_dir = ctx.config.site_report_dir(store.site());
     std::fs::create_dir_all(&report_dir)?;
-    let files = write_season_report(&report_dir, &season, &scan, &reviewed, segs, &pseudonyms)?;
+    let files = write_season_report(
+        &report_dir,
+        &season,
+        &scan,
+        &reviewed,
+        segs,
+        &pseudonyms,
+        similarities.as_deref(),
+    )?;
     let s = crate::report::summary(&scan.result);
     tracing::info!(
         "{label}: {} participants, {} candidate pairs, {} flagged pairs, {} cliques; scan #{} ({}); report {}",

@@ -78,6 +78,31 @@ impl Store {
         Ok(out)
     }
 
+    /// The similarity of every directed pair of scan `id`, through its
+    /// chain, in no order: what a chart of them needs, without the rest.
+    pub async fn scan_similarities(&self, id: i64) -> Result<Vec<f64>> {
+        let mut out = Vec::new();
+        let mut replaced: FxHashSet<String> = FxHashSet::default();
+        for level in self.scan_chain(id).await? {
+            let rows =
+                sqlx::query("SELECT user_a, user_b, similarity FROM scan_pairs WHERE scan_id = $1")
+                    .bind(level.id)
+                    .fetch_all(&self.pool)
+                    .await?;
+            for r in &rows {
+                if !replaced.is_empty() {
+                    let (a, b): (&str, &str) = (r.try_get(0)?, r.try_get(1)?);
+                    if replaced.contains(a) || replaced.contains(b) {
+                        continue;
+                    }
+                }
+                out.push(r.try_get(2)?);
+            }
+            replaced.extend(level.replaced);
+        }
+        Ok(out)
+    }
+
     /// The pairs stored with scan `id` itself that `filter` selects.
     pub(in crate::store) async fn stored_pairs(
         &self,
