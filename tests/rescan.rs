@@ -52,7 +52,15 @@ fn a_season_rescanned_part_by_part_reads_as_one_scan(backend: Backend) {
     files.insert(1, late);
     let mut kinds = Vec::new();
     for file in &files {
-        parted.ok(&["ingest", file.to_str().unwrap()]);
+        let out = parted.ok(&["ingest", file.to_str().unwrap()]);
+        // The count the cut kept is the store's.
+        let stored = block_on(async {
+            let store = Store::open(&parted.url).await.unwrap();
+            let n = store.move_count().await.unwrap();
+            store.close().await;
+            n
+        });
+        assert!(out.contains(&format!("store: {stored} moves, ")), "{out}");
         let out = parted.ok(&["scan", "--season", "1"]);
         kinds.push(out.contains("a rescan of #"));
         if file == &files[1] {

@@ -70,7 +70,7 @@ pub async fn run(db: &crate::pipeline::Db, args: IngestArgs) -> Result<()> {
         };
         println!(
             "store: {} moves, {} users, {} segments ({} with stalls), {}-minute buckets{order}{how}",
-            store.move_count().await?,
+            cut.rows,
             cut.users,
             cut.counts.segments,
             cut.counts.stalled,

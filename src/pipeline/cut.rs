@@ -20,6 +20,8 @@ pub struct Cut {
     pub moves: u64,
     /// Whether the stored segmentation was extended rather than cut whole.
     pub extended: bool,
+    /// The site's stored moves, as the cut counted them.
+    pub rows: u64,
 }
 
 /// Stored moves read per page of a cut.
@@ -214,5 +216,6 @@ async fn finish(writer: SegmentationWriter<'_>, segmenter: Segmenter, keep: bool
         users: saved.users as usize,
         moves: saved.moves,
         extended: saved.extended,
+        rows: saved.rows,
     })
 }

@@ -17,6 +17,9 @@ pub struct Saved {
     pub moves: u64,
     /// Whether the cut extended the stored segmentation.
     pub extended: bool,
+    /// The move rows the whole segmentation was cut from, refused ones
+    /// too: the site's stored moves, without counting them again.
+    pub rows: u64,
 }
 
 /// How many segments a segmentation saved, and how many of them stalled.
@@ -272,7 +275,7 @@ impl<'s> SegmentationWriter<'s> {
             .collect();
         self.write_users(&rest.users, &rest.ips, &part).await?;
         self.close_chunks(&rest.users).await?;
-        let saved = match self.extending {
+        let mut saved = match self.extending {
             None => {
                 self.insert_days(rest).await?;
                 Saved {
@@ -280,6 +283,7 @@ impl<'s> SegmentationWriter<'s> {
                     users: rest.users.len() as u64,
                     moves: self.moves,
                     extended: false,
+                    rows: 0,
                 }
             }
             Some(before) => {
@@ -287,6 +291,7 @@ impl<'s> SegmentationWriter<'s> {
                 before.saved(self.counts, self.moves)
             }
         };
+        saved.rows = self.through().2;
         self.save_games(&rest.games, last_buckets).await?;
         self.save_state(&saved).await?;
         self.tx.commit().await?;

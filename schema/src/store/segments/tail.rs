@@ -36,6 +36,7 @@ impl Before {
             users: self.users + self.new_users,
             moves,
             extended: true,
+            rows: 0,
         }
     }
 }
@@ -110,13 +111,19 @@ impl Store {
                 return Ok(None);
             }
         }
-        let oldest: Option<i64> =
-            sqlx::query("SELECT MIN(ts) FROM moves WHERE site = $1 AND id > $2")
-                .bind(&site)
-                .bind(through_id)
-                .fetch_one(&mut *tx)
-                .await?
-                .try_get(0)?;
+        // The new moves by id, not every move by time: `MIN(ts)` alone walks
+        // the time index from the oldest move (half a second at 10M moves).
+        // In SQLite, `+site` keeps the site index out of the plan too.
+        let oldest_sql = match self.backend {
+            Backend::Sqlite => "SELECT MIN(+ts) FROM moves WHERE +site = $1 AND id > $2",
+            Backend::Postgres => "SELECT MIN(ts + 0) FROM moves WHERE site = $1 AND id > $2",
+        };
+        let oldest: Option<i64> = sqlx::query(oldest_sql)
+            .bind(&site)
+            .bind(through_id)
+            .fetch_one(&mut *tx)
+            .await?
+            .try_get(0)?;
         if oldest.is_some_and(|t| t < before.through_ts) {
             return Ok(None);
         }
