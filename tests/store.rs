@@ -258,3 +258,42 @@ fn extended_segments_load_as_one_cut_sqlite() {
 fn extended_segments_load_as_one_cut_postgres() {
     extended_segments_load_as_one_cut(Backend::Postgres);
 }
+
+/// Whether a season can be inferred from game names is read by the index:
+/// `4pLeague_S1_` is not `4pLeague_S10_`.
+fn season_games_are_found_by_prefix(backend: Backend) {
+    let db = TestDb::new(backend);
+    let log = db.dir.path().join("games.jsonl");
+    let line = |game: &str, t: i64| {
+        format!("{{\"username\": \"a\", \"game\": \"{game}\", \"timestamp\": {t}, \"ip\": \"10.0.0.1\"}}\n")
+    };
+    let text = [
+        line("4pLeague_S10_x", 1_430_000_000),
+        line("casual_1", 1_430_000_100),
+        line("4pLeague_S3_y", 1_430_000_200),
+    ]
+    .concat();
+    std::fs::write(&log, text).unwrap();
+    db.ok(&["ingest", log.to_str().unwrap()]);
+    block_on(async {
+        let store = Store::open(&db.url).await.unwrap();
+        for (n, found) in [(1, false), (10, true), (3, true), (2, false)] {
+            assert_eq!(
+                store.has_season_games(n).await.unwrap(),
+                found,
+                "season {n}"
+            );
+        }
+        store.close().await;
+    });
+}
+
+#[test]
+fn season_games_are_found_by_prefix_sqlite() {
+    season_games_are_found_by_prefix(Backend::Sqlite);
+}
+
+#[test]
+fn season_games_are_found_by_prefix_postgres() {
+    season_games_are_found_by_prefix(Backend::Postgres);
+}

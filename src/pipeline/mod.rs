@@ -103,6 +103,11 @@ pub async fn resolve_season(store: &Store, number: u32) -> Result<Season> {
     if let Some(s) = store.season(number).await? {
         return Ok(s);
     }
+    // The usual name first, by the index; then every name, which also
+    // finds `4pLeague_S01_...`.
+    if store.has_season_games(number).await? {
+        return Ok(Season::inferred(number));
+    }
     let games = store.game_names().await?;
     if seasons_in_game_names(games.iter().map(String::as_str)).contains(&number) {
         return Ok(Season::inferred(number));

@@ -6,6 +6,10 @@
 ALTER TABLE scans ADD COLUMN base_scan BIGINT;
 ALTER TABLE scans ADD COLUMN stored_pairs BIGINT;
 
+-- A rescan reads the flagged pairs of the scan it changes: by similarity,
+-- not every pair of the scan.
+CREATE INDEX scan_pairs_by_similarity ON scan_pairs (scan_id, similarity);
+
 -- What a scan keeps for the next rescan: each user's digest of what it
 -- brings to the season, and for a change, the replaced users.
 CREATE TABLE scan_users (

@@ -91,6 +91,39 @@ impl Store {
     }
 
     /// Distinct game names of the site, for inferring seasons.
+    /// Whether a stored game of the site is named `4pLeague_S{number}_...`
+    /// (an inferred season has games), without reading every name.
+    pub async fn has_season_games(&self, number: u32) -> Result<bool> {
+        let prefix = format!("4pLeague_S{number}_");
+        let row = match self.backend {
+            // Names compare byte by byte: the primary key's range.
+            Backend::Sqlite => {
+                sqlx::query(
+                    "SELECT name FROM games WHERE site = $1 AND name >= $2 AND name < $3 \
+                     ORDER BY name LIMIT 1",
+                )
+                .bind(self.site.to_string())
+                .bind(prefix.clone())
+                .bind(format!("4pLeague_S{number}`"))
+                .fetch_optional(&self.pool)
+                .await?
+            }
+            Backend::Postgres => {
+                sqlx::query(
+                    "SELECT name FROM games WHERE site = $1 AND starts_with(name, $2) LIMIT 1",
+                )
+                .bind(self.site.to_string())
+                .bind(prefix.clone())
+                .fetch_optional(&self.pool)
+                .await?
+            }
+        };
+        Ok(match row {
+            Some(r) => r.try_get::<String, _>(0)?.starts_with(&prefix),
+            None => false,
+        })
+    }
+
     pub async fn game_names(&self) -> Result<Vec<String>> {
         let rows = sqlx::query("SELECT name FROM games WHERE site = $1 ORDER BY name")
             .bind(self.site.to_string())
