@@ -299,27 +299,23 @@ fn report_input_reads_a_large_log_in_ranges_as_one() {
     let from_plain = report(&plain);
     assert!(from_plain.lines().count() > 100, "{from_plain}");
     assert_eq!(from_plain, report(&gz));
+    // The log with these lines, which `report --input` refuses naming `line`.
+    let fails_at = |lines: &[String], line: usize| {
+        std::fs::write(&plain, lines.join("\n") + "\n").unwrap();
+        let args = [
+            "report",
+            "--input",
+            plain.to_str().unwrap(),
+            "--season",
+            "1",
+        ];
+        let out = db.run(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(err.contains(&format!("large.jsonl, line {line}")), "{err}");
+    };
     lines[26_000] = "{\"username\": \"u001\", \"timestamp\": \"not a time\", \"ip\": \"1\"}".into();
-    std::fs::write(&plain, lines.join("\n") + "\n").unwrap();
-    let out = db.run(&[
-        "report",
-        "--input",
-        plain.to_str().unwrap(),
-        "--season",
-        "1",
-    ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
-    assert!(err.contains("large.jsonl, line 26001"), "{err}");
+    fails_at(&lines, 26_001);
     lines[12_000] = "{\"username\": \"u001\", \"timestamp\": [], \"ip\": \"1\"}".into();
-    std::fs::write(&plain, lines.join("\n") + "\n").unwrap();
-    let out = db.run(&[
-        "report",
-        "--input",
-        plain.to_str().unwrap(),
-        "--season",
-        "1",
-    ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("large.jsonl, line 12001"), "{err}");
+    fails_at(&lines, 12_001);
 }

@@ -147,17 +147,28 @@ pub(crate) fn reference_scores(
         .map(|i| {
             let (x, y) = pairs[i / 2];
             let (a, b) = if i % 2 == 0 { (x, y) } else { (y, x) };
-            let out = score_directed(segments, season, &rows, a, b);
-            PairScore {
-                user_a: segments.users.name(a).to_owned(),
-                user_b: segments.users.name(b).to_owned(),
-                similarity: out.similarity(),
-                sum: out.sum,
-                weight: out.weight,
-                evidence: out.evidence,
-            }
+            directed_score(segments, season, &rows, a, b)
         })
         .collect()
+}
+
+/// The reference [`PairScore`] of the directed pair `(a, b)`.
+pub(crate) fn directed_score(
+    segments: &Segments,
+    season: &Season,
+    rows: &[Option<bits::Rows>],
+    a: schema::UserId,
+    b: schema::UserId,
+) -> PairScore {
+    let out = score_directed(segments, season, rows, a, b);
+    PairScore {
+        user_a: segments.users.name(a).to_owned(),
+        user_b: segments.users.name(b).to_owned(),
+        similarity: out.similarity(),
+        sum: out.sum,
+        weight: out.weight,
+        evidence: out.evidence,
+    }
 }
 
 /// The reference score of the directed pair `(a, b)`: on their bit rows,

@@ -13,8 +13,8 @@
 //!   since that adds or removes pairs among users who did not change.
 
 use crate::{
-    candidate_ids, cliques, day_in_season, days_in_season, in_season, participants,
-    reference_scores, score_directed, season_rows, sort_pairs, ScanError,
+    candidate_ids, cliques, day_in_season, days_in_season, directed_score, in_season, participants,
+    reference_scores, season_rows, sort_pairs, ScanError,
 };
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
@@ -223,17 +223,7 @@ pub fn flagged_result(
     let mut pairs: Vec<PairScore> = kept
         .par_iter()
         .flat_map_iter(|&(x, y)| [(x, y), (y, x)])
-        .map(|(a, b)| {
-            let out = score_directed(segments, season, &rows, a, b);
-            PairScore {
-                user_a: segments.users.name(a).to_owned(),
-                user_b: segments.users.name(b).to_owned(),
-                similarity: out.similarity(),
-                sum: out.sum,
-                weight: out.weight,
-                evidence: out.evidence,
-            }
-        })
+        .map(|(a, b)| directed_score(segments, season, &rows, a, b))
         .collect();
     // Of the pairs scored again, those flagged in either direction.
     let mut best: FxHashMap<(&str, &str), f64> = FxHashMap::default();
