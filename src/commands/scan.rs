@@ -122,7 +122,7 @@ pub async fn run_report(db: &crate::pipeline::Db, args: ReportArgs) -> Result<()
                 result: reviewed.to_review.clone().into_owned(),
                 ..scan.clone()
             };
-            let index = super::pictures::write_report_dir(
+            let index = crate::report::pictures::write_report_dir(
                 dir,
                 &season,
                 &shown,
@@ -190,7 +190,7 @@ fn print_report(
         Format::ReferenceCsv => report::write_reference_csv(&mut out, result, all)?,
         Format::Html => {
             let (segments, pseudonyms) = pictures.expect("an HTML report loads its segments");
-            let parts = super::pictures::page_parts(
+            let parts = crate::report::pictures::page_parts(
                 season,
                 result,
                 segments,

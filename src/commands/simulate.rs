@@ -108,7 +108,7 @@ pub async fn run_demo(args: DemoArgs) -> Result<()> {
     let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
     let report_dir = dir.join("report");
     let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
-    let index = super::pictures::write_report_dir(
+    let index = crate::report::pictures::write_report_dir(
         &report_dir,
         &season,
         &scan,

@@ -46,7 +46,7 @@ pub fn write_season_report(
         result: reviewed.to_review.clone().into_owned(),
         ..scan.clone()
     };
-    let html = crate::commands::pictures::write_report_dir(
+    let html = crate::report::pictures::write_report_dir(
         &dir.join(format!("season-{n}")),
         season,
         &shown,

@@ -1,0 +1,207 @@
+//! The pictures of a report directory (`report --out DIR`, `detect
+//! simulate`, the daemon's reports): the HTML page, each clique's timeline
+//! and the distribution chart, drawn once and written atomically.
+
+use crate::report::write_atomically;
+use anyhow::{Context, Result};
+use schema::store::StoredScan;
+use schema::{IpPseudonyms, ScanResult, Season, Segments};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The pictures and evidence of a report page, drawn once for the page and
+/// the files beside it.
+pub struct PageParts {
+    /// Per clique: its timeline (also written as `clique-K.svg`) and
+    /// overview, as SVG text (each drawing is dropped once written out: a
+    /// season of 801 cliques held 9 GB of drawings).
+    pub pictures: Vec<viz::CliquePictures>,
+    pub distribution: svg::Document,
+    /// `detect explain` of each flagged pair, by (a, b) with a < b.
+    pub evidence: BTreeMap<(String, String), String>,
+}
+
+/// Draws the clique pictures (with the season's IP pseudonyms and the
+/// strongest buckets marked), the distribution chart, and the evidence of
+/// every flagged pair. The chart shows `similarities`, every directed
+/// pair's, when `result` holds only some pairs (after a rescan); else those
+/// of `result`.
+pub fn page_parts(
+    season: &Season,
+    result: &ScanResult,
+    segments: &Segments,
+    pseudonyms: &IpPseudonyms,
+    show_ips: bool,
+    similarities: Option<&[f64]>,
+) -> Result<PageParts> {
+    let mut pictures = Vec::new();
+    for (k, clique) in result.cliques.iter().enumerate() {
+        let members: Vec<&str> = clique.members.iter().map(String::as_str).collect();
+        let opts = viz::TimelineOptions {
+            show_ips,
+            from: season.from,
+            to: season.to,
+            title: format!(
+                "Season {}, clique {}: {}",
+                season.number,
+                k + 1,
+                clique.members.join(", ")
+            ),
+            pseudonyms: Some(pseudonyms.clone()),
+            highlights: highlights(result, &clique.members),
+        };
+        pictures.push(viz::CliquePictures {
+            overview: viz::overview(segments, &members, &opts).to_string(),
+            timeline: viz::timeline(segments, &members, &opts).to_string(),
+        });
+    }
+    let sims: Vec<f64> = match similarities {
+        Some(s) => s.to_vec(),
+        None => result.pairs.iter().map(|p| p.similarity).collect(),
+    };
+    let distribution = viz::distribution(
+        &sims,
+        result.params.threshold,
+        &format!(
+            "Season {}: similarity of every directed pair",
+            season.number
+        ),
+    );
+    let mut evidence = BTreeMap::new();
+    for row in scoring::both_ways(result, false) {
+        let text = viz::explain(
+            segments,
+            season,
+            result,
+            row.a,
+            row.b,
+            EVIDENCE_BUCKETS,
+            show_ips,
+            pseudonyms,
+        )?;
+        evidence.insert((row.a.to_owned(), row.b.to_owned()), text);
+    }
+    Ok(PageParts {
+        pictures,
+        distribution,
+        evidence,
+    })
+}
+
+/// How many of the strongest buckets the evidence of a pair lists per
+/// direction in the HTML report.
+const EVIDENCE_BUCKETS: usize = 10;
+/// How many buckets a clique timeline marks as the strongest evidence.
+const HIGHLIGHTS: usize = 12;
+
+/// The strongest buckets of the flagged directions inside a clique, for the
+/// timeline: each flagged direction's top buckets, strongest first, one mark
+/// per bucket.
+fn highlights(result: &ScanResult, members: &[String]) -> Vec<viz::Highlight> {
+    let t = result.params.threshold;
+    let inside = |u: &str| members.iter().any(|m| m == u);
+    let mut all: Vec<(i64, i64, String)> = Vec::new();
+    for p in &result.pairs {
+        if p.similarity < t || !inside(&p.user_a) || !inside(&p.user_b) {
+            continue;
+        }
+        for c in p.evidence.top_buckets.iter().filter(|c| c.score > 0) {
+            all.push((
+                c.score,
+                c.bucket,
+                format!(
+                    "{:+} for {} \u{2192} {}: {}",
+                    c.score,
+                    p.user_a,
+                    p.user_b,
+                    c.cell.describe()
+                ),
+            ));
+        }
+    }
+    all.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+    let mut seen = std::collections::BTreeSet::new();
+    all.into_iter()
+        .filter(|(_, bucket, _)| seen.insert(*bucket))
+        .take(HIGHLIGHTS)
+        .map(|(_, bucket, note)| viz::Highlight { bucket, note })
+        .collect()
+}
+
+/// Writes `dir/index.html`, `dir/clique-K.svg` for each clique and
+/// `dir/distribution.svg` (of `similarities`, as [`page_parts`]); returns
+/// the path of the index. Each file is written to a temporary name and
+/// renamed, so a reader never sees half a file.
+pub fn write_report_dir(
+    dir: &Path,
+    season: &Season,
+    scan: &StoredScan,
+    segments: &Segments,
+    pseudonyms: &IpPseudonyms,
+    show_ips: bool,
+    similarities: Option<&[f64]>,
+) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the report directory {}", dir.display()))?;
+    let result = &scan.result;
+    let parts = page_parts(season, result, segments, pseudonyms, show_ips, similarities)?;
+    let mut clique_svgs = Vec::new();
+    for (k, pictures) in parts.pictures.iter().enumerate() {
+        let name = format!("clique-{}.svg", k + 1);
+        write_atomic(&dir.join(&name), pictures.timeline.as_bytes())?;
+        clique_svgs.push(name);
+    }
+    let distribution = parts.distribution.to_string();
+    write_atomic(&dir.join("distribution.svg"), distribution.as_bytes())?;
+    let page = viz::ReportPage {
+        title: format!("detect: season {}", season.number),
+        season: season.number,
+        result,
+        clique_svgs,
+        clique_pictures: parts.pictures,
+        distribution_svg: Some("distribution.svg".to_owned()),
+        distribution_inline: Some(distribution),
+        evidence: parts.evidence,
+        generated_note: format!(
+            "Scan #{} of {} UTC over moves generation {}; games {}.",
+            scan.id,
+            ingest::time::format_utc(scan.created_at),
+            scan.generation,
+            season.games
+        ),
+    };
+    let index = dir.join("index.html");
+    write_atomic(&index, viz::report_html(&page).as_bytes())?;
+    remove_stale_cliques(dir, page.clique_svgs.len())?;
+    Ok(index)
+}
+
+/// Removes the `clique-N.svg` of an earlier report with more cliques, so the
+/// directory's pictures are this report's, all of them and only them.
+fn remove_stale_cliques(dir: &Path, cliques: usize) -> Result<()> {
+    let entries = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list the report directory {}", dir.display()))?;
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(n) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("clique-"))
+            .and_then(|n| n.strip_suffix(".svg"))
+            .and_then(|n| n.parse::<usize>().ok())
+        else {
+            continue;
+        };
+        if n == 0 || n > cliques {
+            std::fs::remove_file(entry.path()).with_context(|| {
+                format!("cannot remove the stale picture {}", entry.path().display())
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes bytes through [`write_atomically`].
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomically(path, |out| Ok(out.write_all(bytes)?))
+}
