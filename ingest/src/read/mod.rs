@@ -16,6 +16,9 @@ use std::fmt;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 
+mod csv;
+use csv::{csv_line, read_header, CsvState};
+
 /// A problem with a log: the file could not be read, or one of its lines is
 /// not a move.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,24 +77,6 @@ pub struct LogReader {
     csv: Option<CsvState>,
     /// An I/O error ended the file.
     done: bool,
-}
-
-/// What the CSV side keeps between lines: the columns found in the header
-/// and the buffers of the field splitter.
-struct CsvState {
-    columns: CsvColumns,
-    header_len: usize,
-    core: csv_core::Reader,
-    out: Vec<u8>,
-    ends: Vec<usize>,
-}
-
-#[derive(Clone, Copy)]
-struct CsvColumns {
-    username: usize,
-    game: Option<usize>,
-    timestamp: usize,
-    ip: usize,
 }
 
 impl LogReader {
@@ -198,131 +183,6 @@ fn warn_if_fifo(path: &str) {
             eprintln!("{path} is a named pipe: waiting for a writer to open it");
         }
     }
-}
-
-/// Reads the CSV header (the first line that is not blank) and finds the
-/// columns. The error never echoes the line: if it is a record rather than
-/// a header, it holds an IP address.
-fn read_header(lines: &mut BoundedLines, name: &str) -> Result<CsvState, ReadError> {
-    let fail = |line: Option<u64>, message: String| ReadError {
-        file: name.to_owned(),
-        line,
-        message,
-        io: false,
-    };
-    let mut state = CsvState {
-        columns: CsvColumns {
-            username: 0,
-            game: None,
-            timestamp: 0,
-            ip: 0,
-        },
-        header_len: 0,
-        core: csv_core::Reader::new(),
-        out: Vec::new(),
-        ends: Vec::new(),
-    };
-    let (n, headers) = loop {
-        let Some(next) = lines.next_line() else {
-            return Err(fail(None, "empty CSV: no header line".to_owned()));
-        };
-        let (n, line) = next.map_err(|e| fail(None, format!("cannot read: {e}")))?;
-        let line = line.map_err(|len| {
-            fail(
-                Some(n),
-                format!("the CSV header is longer than the limit ({len} bytes or more)"),
-            )
-        })?;
-        let text = std::str::from_utf8(line)
-            .map_err(|_| fail(Some(n), "the CSV header is not valid UTF-8".to_owned()))?;
-        if text.trim().is_empty() {
-            continue;
-        }
-        let fields = split_csv(&mut state, text)
-            .map_err(|m| fail(Some(n), format!("bad CSV header: {m}")))?
-            .into_iter()
-            .map(str::to_owned)
-            .collect::<Vec<_>>();
-        break (n, fields);
-    };
-    let find = |names: &[&str]| {
-        names.iter().find_map(|want| {
-            headers
-                .iter()
-                .position(|h| h.trim().eq_ignore_ascii_case(want))
-        })
-    };
-    let looks_like_names = headers.iter().all(|h| {
-        h.len() <= 40
-            && h.trim()
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '_')
-    });
-    let need = |names: &[&str]| {
-        find(names).ok_or_else(|| {
-            let has = if looks_like_names {
-                format!("it has: {}", headers.join(", "))
-            } else {
-                format!(
-                    "its {} fields do not look like column names; a CSV log starts with a header such as \
-                     username,game,timestamp_utc,ip",
-                    headers.len()
-                )
-            };
-            fail(
-                Some(n),
-                format!("the CSV header has no `{}` column ({has})", names[0]),
-            )
-        })
-    };
-    state.columns = CsvColumns {
-        username: need(&["username"])?,
-        game: find(&["game"]),
-        timestamp: need(&["timestamp_utc", "timestamp"])?,
-        ip: need(&["ip"])?,
-    };
-    state.header_len = headers.len();
-    Ok(state)
-}
-
-/// Splits one CSV line into its fields (quotes removed). A field cannot
-/// span lines: a line with an odd number of quote characters is an error,
-/// not the start of a field that swallows the rest of the file.
-fn split_csv<'s>(state: &'s mut CsvState, line: &str) -> Result<Vec<&'s str>, String> {
-    let bytes = line.as_bytes();
-    if bytes.iter().filter(|&&b| b == b'"').count() % 2 == 1 {
-        return Err("unbalanced quote (a field cannot span lines)".to_owned());
-    }
-    state.core.reset();
-    state.out.resize(bytes.len() + 1, 0);
-    state.ends.resize(bytes.len() + 2, 0);
-    let (mut nin, mut nout, mut nend) = (0, 0, 0);
-    loop {
-        let (res, i, o, e) = state.core.read_record(
-            &bytes[nin..],
-            &mut state.out[nout..],
-            &mut state.ends[nend..],
-        );
-        nin += i;
-        nout += o;
-        nend += e;
-        match res {
-            csv_core::ReadRecordResult::InputEmpty => continue,
-            csv_core::ReadRecordResult::Record | csv_core::ReadRecordResult::End => break,
-            _ => return Err("cannot split the line into fields".to_owned()),
-        }
-    }
-    let mut fields = Vec::with_capacity(nend);
-    let mut start = 0;
-    for &end in &state.ends[..nend] {
-        // Removing ASCII quotes from valid UTF-8 leaves valid UTF-8.
-        fields.push(
-            std::str::from_utf8(&state.out[start..end])
-                .map_err(|_| "not valid UTF-8".to_owned())?,
-        );
-        start = end;
-    }
-    Ok(fields)
 }
 
 #[derive(Deserialize)]
@@ -456,39 +316,6 @@ fn json_line<'t>(text: &'t str, limits: &Limits) -> Result<LineRef<'t>, String> 
     )
 }
 
-/// A CSV record: as many fields as the header. An empty cell is how CSV
-/// writes a missing value: an empty `username` or `ip` cell is read as JSON's
-/// `null`, and the record is skipped. A cell of white space is a value, and
-/// breaks the rule.
-fn csv_line<'r>(
-    state: &'r mut CsvState,
-    text: &str,
-    limits: &Limits,
-) -> Result<LineRef<'r>, String> {
-    let want = state.header_len;
-    let c = state.columns;
-    let fields = split_csv(state, text)?;
-    if fields.len() != want {
-        return Err(format!(
-            "the record has {} fields, the header has {want}",
-            fields.len()
-        ));
-    }
-    if fields[c.username].is_empty() || fields[c.ip].is_empty() {
-        return Ok(None);
-    }
-    let time = parse_time(fields[c.timestamp])?;
-    checked(
-        MoveRef {
-            username: Cow::Borrowed(fields[c.username]),
-            game: Cow::Borrowed(c.game.map_or("", |g| fields[g])),
-            timestamp: time,
-            ip: Cow::Borrowed(fields[c.ip]),
-        },
-        limits,
-    )
-}
-
 impl LogReader {
     /// The next line, borrowed from the reader's buffer (the fast way to
     /// read a large log); `None` at the end.
@@ -567,128 +394,4 @@ impl Iterator for LogReader {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::io::Write;
-
-    fn read_all(name: &str, content: &[u8]) -> Vec<Result<(u64, LogLine), ReadError>> {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(name);
-        std::fs::write(&path, content).unwrap();
-        open_log(path.to_str().unwrap()).unwrap().collect()
-    }
-
-    fn mv(u: &str, g: &str, t: i64, ip: &str) -> LogLine {
-        LogLine::Move(Move {
-            username: u.into(),
-            game: g.into(),
-            timestamp: t,
-            ip: ip.into(),
-        })
-    }
-
-    #[test]
-    fn json_lines_with_every_time_format_and_skips() {
-        let log = br#"{"username": "a", "game": "g", "timestamp_utc": "2015-05-03 16:29:00", "ip": "1.2.3.4", "extra": [1]}
-{"username": "b", "timestamp": 1430670540, "ip": "x"}
-
-{"username": null, "game": "g", "timestamp": "2015-05-03T18:29:00+02:00", "ip": "1"}
-{"username": "c", "game": "g", "timestamp": "2015-05-03T16:29:00Z"}
-{"ip": "1", "timestamp": "no time at all"}
-"#;
-        let lines: Vec<_> = read_all("log", log)
-            .into_iter()
-            .map(Result::unwrap)
-            .collect();
-        assert_eq!(
-            lines,
-            vec![
-                (1, mv("a", "g", 1_430_670_540, "1.2.3.4")),
-                (2, mv("b", "", 1_430_670_540, "x")),
-                (4, LogLine::Skipped),
-                (5, LogLine::Skipped),
-                (6, LogLine::Skipped),
-            ]
-        );
-    }
-
-    #[test]
-    fn odd_json_values_get_clear_errors() {
-        let log = b"{\"username\": \"a\", \"timestamp\": 1430670540.7, \"ip\": \"1\"}\n[1, 2]\n{\"username\": \"a\", \"timestamp\": true, \"ip\": \"1\"}\n";
-        let lines = read_all("odd.jsonl", log);
-        assert_eq!(
-            lines[0].clone().unwrap(),
-            (1, mv("a", "", 1_430_670_540, "1"))
-        );
-        let e = lines[1].clone().unwrap_err();
-        assert!(e.message.contains("must be one JSON object"), "{e}");
-        let e = lines[2].clone().unwrap_err();
-        assert!(e.message.contains("must be text or epoch seconds"), "{e}");
-    }
-
-    #[test]
-    fn bad_lines_name_the_file_and_line() {
-        let log = b"{\"username\": \"a\", \"timestamp\": \"2015-05-03 16:29:00\", \"ip\": \"1\"}\n{oops\n{\"username\": \"a\", \"timestamp\": \"soon\", \"ip\": \"1\"}\n";
-        let lines = read_all("moves.jsonl", log);
-        assert!(lines[0].is_ok());
-        let e = lines[1].clone().unwrap_err();
-        assert_eq!(e.line, Some(2));
-        assert!(
-            e.to_string().contains("moves.jsonl, line 2: bad JSON"),
-            "{e}"
-        );
-        let e = lines[2].clone().unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("line 3: cannot read the time \"soon\""),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn csv_with_header_and_quoting() {
-        let log = b"ip,username,timestamp_utc,game\n1.2.3.4,\"a,b\",2015-05-03 16:29:00,g1\n,c,2015-05-03 16:29:00,g1\n5,d,bad,g\n";
-        let lines = read_all("moves.csv", log);
-        assert_eq!(
-            lines[0].clone().unwrap(),
-            (2, mv("a,b", "g1", 1_430_670_540, "1.2.3.4"))
-        );
-        // An empty cell is CSV's missing value, JSON's null: skipped.
-        assert_eq!(lines[1].clone().unwrap(), (3, LogLine::Skipped));
-        assert_eq!(lines[2].clone().unwrap_err().line, Some(4));
-    }
-
-    #[test]
-    fn csv_without_needed_column_is_an_error() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("m.csv");
-        std::fs::write(&path, "user,time\nx,1\n").unwrap();
-        let e = open_log(path.to_str().unwrap()).err().unwrap();
-        assert!(e.message.contains("no `username` column"), "{e}");
-    }
-
-    #[test]
-    fn gzip_is_recognised_by_content() {
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gz.write_all(b"{\"username\": \"a\", \"timestamp\": 1430670540, \"ip\": \"1\"}\n")
-            .unwrap();
-        let bytes = gz.finish().unwrap();
-        let lines = read_all("moves.jsonl.gz", &bytes);
-        assert_eq!(
-            lines[0].clone().unwrap(),
-            (1, mv("a", "", 1_430_670_540, "1"))
-        );
-        let lines = read_all("noext", &bytes);
-        assert_eq!(lines.len(), 1);
-    }
-
-    #[test]
-    fn missing_file_is_one_clear_error() {
-        let e = open_log("/nonexistent/moves.jsonl").err().unwrap();
-        assert!(
-            e.to_string()
-                .starts_with("/nonexistent/moves.jsonl: cannot open"),
-            "{e}"
-        );
-    }
-}
+mod tests;
