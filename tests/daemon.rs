@@ -152,6 +152,15 @@ fn assert_report_matches(db: &TestDb, report_dir: &Path, lines: &[String]) {
     .expect("a whole JSON report");
     let (ws, wp, wc) = report_core(&want);
     let (gs, gp, gc) = report_core(&got);
+    // The chart shows every directed pair, after a rescan too (whose
+    // result holds only the flagged ones).
+    let chart = std::fs::read_to_string(report_dir.join("season-1").join("distribution.svg"))
+        .expect("the daemon's chart");
+    let directed = 2 * ws["candidate_pairs"].as_u64().unwrap();
+    assert!(
+        chart.contains(&format!(" of {directed} directed pairs")),
+        "the chart of every pair"
+    );
     assert_eq!(gs, ws, "summary");
     assert_eq!(gc, wc, "cliques");
     assert_eq!(gp.len(), wp.len(), "flagged pairs");
