@@ -10,6 +10,7 @@
 
 pub mod csv;
 pub mod known;
+pub mod picture_cache;
 pub mod pictures;
 
 pub use csv::{write_csv, write_reference_csv, CSV_HEADER, REFERENCE_CSV_HEADER};

@@ -197,6 +197,7 @@ fn print_report(
                 pseudonyms,
                 show.show_ips,
                 None,
+                None,
             )?;
             let page = viz::ReportPage {
                 title: format!("detect: season {}", season.number),

@@ -2,6 +2,7 @@
 //! simulate`, the daemon's reports): the HTML page, each clique's timeline
 //! and the distribution chart, drawn once and written atomically.
 
+use crate::report::picture_cache::{self, overview_file, timeline_file, PictureCache};
 use crate::report::write_atomically;
 use anyhow::{Context, Result};
 use schema::store::StoredScan;
@@ -16,6 +17,12 @@ pub struct PageParts {
     /// overview, as SVG text (each drawing is dropped once written out: a
     /// season of 801 cliques held 9 GB of drawings).
     pub pictures: Vec<viz::CliquePictures>,
+    /// Per clique: the key its pictures were drawn for
+    /// ([`picture_cache::key`]).
+    pub keys: Vec<String>,
+    /// Per clique: whether its pictures were read back from an earlier
+    /// report, not drawn.
+    pub kept: Vec<bool>,
     pub distribution: svg::Document,
     /// `detect explain` of each flagged pair, by (a, b) with a < b.
     pub evidence: BTreeMap<(String, String), String>,
@@ -33,8 +40,11 @@ pub fn page_parts(
     pseudonyms: &IpPseudonyms,
     show_ips: bool,
     similarities: Option<&[f64]>,
+    cache: Option<&PictureCache>,
 ) -> Result<PageParts> {
     let mut pictures = Vec::new();
+    let mut keys = Vec::new();
+    let mut kept_any = Vec::new();
     for (k, clique) in result.cliques.iter().enumerate() {
         let members: Vec<&str> = clique.members.iter().map(String::as_str).collect();
         let opts = viz::TimelineOptions {
@@ -50,10 +60,14 @@ pub fn page_parts(
             pseudonyms: Some(pseudonyms.clone()),
             highlights: highlights(result, &clique.members),
         };
-        pictures.push(viz::CliquePictures {
+        let key = picture_cache::key(segments, &members, &opts);
+        let kept = cache.and_then(|c| c.get(k + 1, &key));
+        kept_any.push(kept.is_some());
+        pictures.push(kept.unwrap_or_else(|| viz::CliquePictures {
             overview: viz::overview(segments, &members, &opts).to_string(),
             timeline: viz::timeline(segments, &members, &opts).to_string(),
-        });
+        }));
+        keys.push(key);
     }
     let sims: Vec<f64> = match similarities {
         Some(s) => s.to_vec(),
@@ -83,6 +97,8 @@ pub fn page_parts(
     }
     Ok(PageParts {
         pictures,
+        keys,
+        kept: kept_any,
         distribution,
         evidence,
     })
@@ -144,13 +160,40 @@ pub fn write_report_dir(
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the report directory {}", dir.display()))?;
     let result = &scan.result;
-    let parts = page_parts(season, result, segments, pseudonyms, show_ips, similarities)?;
+    let cache = PictureCache::open(dir);
+    let parts = page_parts(
+        season,
+        result,
+        segments,
+        pseudonyms,
+        show_ips,
+        similarities,
+        Some(&cache),
+    )?;
+    // The keys go first: a report cut short leaves none, and the next one
+    // draws every picture again.
+    match std::fs::remove_file(dir.join(picture_cache::KEYS_FILE)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+        _ => {}
+    }
     let mut clique_svgs = Vec::new();
     for (k, pictures) in parts.pictures.iter().enumerate() {
-        let name = format!("clique-{}.svg", k + 1);
-        write_atomic(&dir.join(&name), pictures.timeline.as_bytes())?;
+        let name = timeline_file(k + 1);
+        if !parts.kept[k] {
+            write_atomic(&dir.join(&name), pictures.timeline.as_bytes())?;
+            write_atomic(
+                &dir.join(overview_file(k + 1)),
+                pictures.overview.as_bytes(),
+            )?;
+        }
         clique_svgs.push(name);
     }
+    picture_cache::write_keys(dir, &parts.keys)?;
+    tracing::debug!(
+        cliques = parts.kept.len(),
+        kept = parts.kept.iter().filter(|&&k| k).count(),
+        "clique pictures written"
+    );
     let distribution = parts.distribution.to_string();
     write_atomic(&dir.join("distribution.svg"), distribution.as_bytes())?;
     let page = viz::ReportPage {
@@ -176,7 +219,8 @@ pub fn write_report_dir(
     Ok(index)
 }
 
-/// Removes the `clique-N.svg` of an earlier report with more cliques, so the
+/// Removes the `clique-N.svg` and `clique-N-overview.svg` of an earlier
+/// report with more cliques, so the
 /// directory's pictures are this report's, all of them and only them.
 fn remove_stale_cliques(dir: &Path, cliques: usize) -> Result<()> {
     let entries = std::fs::read_dir(dir)
@@ -188,6 +232,7 @@ fn remove_stale_cliques(dir: &Path, cliques: usize) -> Result<()> {
             .to_str()
             .and_then(|n| n.strip_prefix("clique-"))
             .and_then(|n| n.strip_suffix(".svg"))
+            .map(|n| n.strip_suffix("-overview").unwrap_or(n))
             .and_then(|n| n.parse::<usize>().ok())
         else {
             continue;
