@@ -91,18 +91,7 @@ fn stored_moves(url: &str) -> i64 {
 
 /// The daemon's JSON report of season 1 has the pairs of `report --input`.
 fn assert_report_matches(db: &TestDb, lines: &[String]) {
-    let all = db.dir.path().join("expected.jsonl");
-    std::fs::write(&all, lines.join("\n") + "\n").unwrap();
-    let want: Value = serde_json::from_str(&db.ok(&[
-        "report",
-        "--input",
-        all.to_str().unwrap(),
-        "--season",
-        "1",
-        "--format",
-        "json",
-    ]))
-    .unwrap();
+    let want = report_of_lines(db, lines);
     let got: Value = serde_json::from_str(
         &std::fs::read_to_string(db.dir.path().join("reports/season-1.json")).unwrap(),
     )

@@ -361,3 +361,20 @@ pub fn wait_timeout(
     }
     None
 }
+
+/// `detect report --input` of exactly these log lines, season 1, as JSON:
+/// what a daemon's report of them must say.
+pub fn report_of_lines(db: &TestDb, lines: &[String]) -> serde_json::Value {
+    let all = db.dir.path().join("expected-input.jsonl");
+    std::fs::write(&all, lines.join("\n") + "\n").unwrap();
+    let args = [
+        "report",
+        "--input",
+        all.to_str().unwrap(),
+        "--season",
+        "1",
+        "--format",
+        "json",
+    ];
+    serde_json::from_str(&db.ok(&args)).expect("a JSON report")
+}

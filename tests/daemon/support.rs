@@ -125,18 +125,7 @@ pub fn report_core(v: &Value) -> (Value, Vec<(String, String, f64)>, Value) {
 /// The daemon's report of season 1 agrees with `detect report --input` on
 /// exactly these log lines, analysed in memory.
 pub fn assert_report_matches(db: &TestDb, report_dir: &Path, lines: &[String]) {
-    let all = db.dir.path().join("expected-input.jsonl");
-    std::fs::write(&all, lines.join("\n") + "\n").unwrap();
-    let want: Value = serde_json::from_str(&db.ok(&[
-        "report",
-        "--input",
-        all.to_str().unwrap(),
-        "--season",
-        "1",
-        "--format",
-        "json",
-    ]))
-    .unwrap();
+    let want = report_of_lines(db, lines);
     let got: Value = serde_json::from_str(
         &std::fs::read_to_string(report_dir.join("season-1.json")).expect("the daemon's report"),
     )
