@@ -6,7 +6,7 @@
 //! What it is not: gzip, CSV (a header comes first) and standard input are
 //! read in one piece.
 
-use crate::read::{json_reader, LogReader, ReadError};
+use crate::read::{format_by_head, format_by_name, json_reader, Format, LogReader, ReadError};
 use schema::rules::Limits;
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
@@ -36,18 +36,8 @@ pub fn json_ranges(path: &str) -> Option<Vec<Range<u64>>> {
     if head.starts_with(&[0x1f, 0x8b]) {
         return None;
     }
-    let stem = path.to_ascii_lowercase();
-    let json = if stem.ends_with(".csv") {
-        false
-    } else if stem.ends_with(".jsonl") || stem.ends_with(".json") || stem.ends_with(".ndjson") {
-        true
-    } else {
-        let text = crate::lines::strip_bom(&head);
-        matches!(
-            text.iter().find(|b| !b.is_ascii_whitespace()),
-            Some(b'{') | None
-        )
-    };
+    let format = format_by_name(path).unwrap_or_else(|| format_by_head(&head));
+    let json = format == Format::JsonLines;
     if !json {
         return None;
     }

@@ -126,22 +126,13 @@ pub fn open_log_with(path: &str, limits: &Limits) -> Result<LogReader, ReadError
     } else {
         Box::new(buffered)
     };
-    let stem = path
-        .strip_suffix(".gz")
-        .unwrap_or(path)
-        .to_ascii_lowercase();
-    let format = if stem.ends_with(".csv") {
-        Format::Csv
-    } else if stem.ends_with(".jsonl") || stem.ends_with(".json") || stem.ends_with(".ndjson") {
-        Format::JsonLines
-    } else {
-        let head = reader
-            .fill_buf()
-            .map_err(|e| fail(format!("cannot read: {e}")))?;
-        match strip_bom(head).iter().find(|b| !b.is_ascii_whitespace()) {
-            Some(b'{') | None => Format::JsonLines,
-            Some(_) => Format::Csv,
-        }
+    let format = match format_by_name(path) {
+        Some(f) => f,
+        None => format_by_head(
+            reader
+                .fill_buf()
+                .map_err(|e| fail(format!("cannot read: {e}")))?,
+        ),
     };
     let mut lines = BoundedLines::new(reader, limits.max_line);
     let csv = match format {
@@ -155,6 +146,31 @@ pub fn open_log_with(path: &str, limits: &Limits) -> Result<LogReader, ReadError
         csv,
         done: false,
     })
+}
+
+/// A log's format by its name: CSV for `.csv`, JSON lines for `.jsonl`,
+/// `.json` or `.ndjson` (before any `.gz`); `None` for any other name.
+pub(crate) fn format_by_name(path: &str) -> Option<Format> {
+    let stem = path
+        .strip_suffix(".gz")
+        .unwrap_or(path)
+        .to_ascii_lowercase();
+    if stem.ends_with(".csv") {
+        Some(Format::Csv)
+    } else if stem.ends_with(".jsonl") || stem.ends_with(".json") || stem.ends_with(".ndjson") {
+        Some(Format::JsonLines)
+    } else {
+        None
+    }
+}
+
+/// A log's format by its first bytes (decompressed): JSON lines when the
+/// first that is not white space is `{`, or there is none; else CSV.
+pub(crate) fn format_by_head(head: &[u8]) -> Format {
+    match strip_bom(head).iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') | None => Format::JsonLines,
+        Some(_) => Format::Csv,
+    }
 }
 
 /// A JSON-lines log read from `reader` (a range of a file: see
