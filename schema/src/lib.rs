@@ -28,6 +28,6 @@ pub use ip_counts::IpCounts;
 pub use model::*;
 pub use pseudonym::IpPseudonyms;
 pub use season::{Season, SeasonError};
-pub use signals::Signals;
+pub use signals::{Signals, Timing};
 pub use stall_ip::StallIp;
 pub use verdict::{AuditEntry, NewVerdict, Verdict, VerdictKind};

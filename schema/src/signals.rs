@@ -61,6 +61,37 @@ pub struct Signals {
     pub a_first: u32,
     #[serde(default)]
     pub b_first: u32,
+    /// Timing: present only for a pair that never shared an address on a
+    /// day, kept because one of them is hidden behind shared exits and
+    /// follows the other in time (`scoring::improved::timing`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<Timing>,
+}
+
+/// How a hidden account (nearly all its moves from addresses strangers used
+/// that day: VPN exits, carrier NAT, a campus) follows the other account of
+/// its pair in time, against chance read from the same accounts on other
+/// days. Counts and thousandths only, so that evidence compares exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Timing {
+    /// Whether `a` (else `b`) is the hidden account.
+    pub a_hidden: bool,
+    /// The hidden account's sittings, and how many began within two hours
+    /// after a move of the other account (in the bucket of one of its moves
+    /// or the four 30-minute buckets after it).
+    pub sittings: u32,
+    pub followed: u32,
+    /// The share of sittings followed by chance, in thousandths: the same
+    /// count with the hidden account's sittings moved one to three days
+    /// either way (same hours of the day).
+    pub followed_by_chance_milli: u32,
+    /// Stretches of play in which both moved: how many the other account
+    /// opened, how many the hidden one did.
+    pub other_opened: u32,
+    pub hidden_opened: u32,
+    /// The share the other account opens by chance, in thousandths, from
+    /// the same shifted days.
+    pub other_opened_by_chance_milli: u32,
 }
 
 impl Signals {
@@ -77,6 +108,10 @@ impl Signals {
             b_followed: self.a_followed,
             a_first: self.b_first,
             b_first: self.a_first,
+            timing: self.timing.map(|t| Timing {
+                a_hidden: !t.a_hidden,
+                ..t
+            }),
             ..self
         }
     }

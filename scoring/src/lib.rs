@@ -109,15 +109,24 @@ pub fn scan_with_times(
     }
     let members = participants(segments, season).map_err(ScanError::Season)?;
     let (pairs, crowded) = candidate_pairs(segments, &members, season, params.crowd_limit);
+    let mut timing = 0;
     let mut scores: Vec<PairScore> = match params.mode {
         Mode::Reference => reference_scores(segments, season, &pairs),
         Mode::Improved => {
             let times = times.ok_or(ScanError::NoMoveTimes)?;
             let cx = improved::Context::new(segments, season, times);
-            pairs
+            let hidden = improved::timing_pairs(&cx, &members, &pairs);
+            timing = hidden.len();
+            let mut scores: Vec<PairScore> = pairs
                 .par_iter()
                 .flat_map_iter(|&(x, y)| improved::score_both(&cx, x, y))
-                .collect()
+                .collect();
+            scores.par_extend(
+                hidden
+                    .par_iter()
+                    .flat_map_iter(|&(h, x, t)| improved::score_timing(&cx, h, x, t)),
+            );
+            scores
         }
     };
     sort_pairs(&mut scores);
@@ -125,7 +134,7 @@ pub fn scan_with_times(
     Ok(ScanResult {
         params: *params,
         participants: members.len(),
-        candidate_pairs: pairs.len(),
+        candidate_pairs: pairs.len() + timing,
         pairs: scores,
         cliques,
         crowded,

@@ -266,6 +266,7 @@ fn the_model_reads_a_careful_owner_above_a_family_at_one_computer() {
         returns: 8,
         a_first: 18,
         b_first: 1,
+        timing: None,
     };
     let family = Signals {
         a_accompanied_milli: 12_000,

@@ -17,7 +17,10 @@ def run(d, seeds, w, t, verbose=False):
             style_all[g["style"]] += n * (n - 1) // 2
         tot["true"] += true_pairs
         for k, p in pairs.items():
-            sc = prob(w, p["x"]) if w else p["ref"]
+            if p["x"] is None:
+                sc = p["improved"]  # a timing pair, as the timing model scored it
+            else:
+                sc = prob(w, p["x"]) if w else p["ref"]
             if p["label"]:
                 tot["cand"] += 1
             if sc >= t:
@@ -25,9 +28,9 @@ def run(d, seeds, w, t, verbose=False):
                     tot["tp"] += 1; style_tp[p["style"]] += 1
                 else:
                     tot["fp"] += 1; fp_cause[p["kind"]] += 1
-                    if verbose: print("FP", s, k, p["kind"], [round(v, 2) for v in p["x"]], round(sc, 3))
+                    if verbose: print("FP", s, k, p["kind"], [round(v, 2) for v in p["x"] or p["timing"]], round(sc, 3))
             elif p["label"] and verbose:
-                print("FN", s, k, p["style"], [round(v, 2) for v in p["x"]], round(sc, 3))
+                print("FN", s, k, p["style"], [round(v, 2) for v in p["x"] or p["timing"]], round(sc, 3))
     P = tot["tp"] / max(tot["tp"] + tot["fp"], 1); R = tot["tp"] / tot["true"]
     F = 2 * tot["tp"] / (2 * tot["tp"] + tot["fp"] + tot["true"] - tot["tp"])
     print(f"t={t} P={P:.3f} R={R:.3f} F1={F:.3f} tp={tot['tp']} fp={tot['fp']} true={tot['true']} candidates={tot['cand']}")

@@ -34,6 +34,28 @@ def features(ab, ba, s):
             lead, lead * lead]
 
 
+def llr(k, n, chance):
+    """Mirror of scoring::improved::timing::llr."""
+    if n == 0:
+        return 0.0
+    f = k / n
+    c = min(max(chance, 0.02), 0.98)
+
+    def term(p, q):
+        return p * math.log(p / q) if p > 0 else 0.0
+    v = n * (term(f, c) + term(1 - f, 1 - c))
+    return v if f > c else -v
+
+
+def timing_features(s):
+    """Mirror of scoring::improved::timing::features."""
+    t = s["timing"]
+    return [llr(t["followed"], t["sittings"], t["followed_by_chance_milli"] / 1000.0),
+            llr(t["other_opened"], t["other_opened"] + t["hidden_opened"],
+                t["other_opened_by_chance_milli"] / 1000.0),
+            math.log1p(s.get("close", 0))]
+
+
 def truth_index(truth):
     group, style = {}, {}
     for i, g in enumerate(truth["groups"]):
@@ -82,7 +104,8 @@ def undirected(report_path, truth_path):
         out[(a, b)] = {
             "ref": max(ref),
             "improved": max(q["similarity"] for q in ps),
-            "x": features(ab, ba, s) if s else None,
+            "x": features(ab, ba, s) if s and not s.get("timing") else None,
+            "timing": timing_features(s) if s and s.get("timing") else None,
             "label": same,
             "style": style.get(a) if same else None,
             "cause": None if same else c,

@@ -52,6 +52,8 @@ if __name__ == "__main__":
     for s in seeds:
         pairs, _ = undirected(f"{d}/s{s}/improved.json", f"{d}/s{s}/truth.json")
         for p in pairs.values():
+            if p["x"] is None:
+                continue  # a timing pair: fit_timing.py
             X.append(p["x"])
             y.append(1 if p["label"] else 0)
     w = fit(X, y)

@@ -18,7 +18,7 @@ pub enum ExplainError {
     UnknownAccount(String),
     #[error(
         "{a} and {b} are not a candidate pair of season {season}: they never moved from the same IP on the same day \
-         while both took part in the season"
+         while both took part in the season (nor, in improved mode, did one follow the other from behind a shared exit)"
     )]
     NotACandidatePair { a: String, b: String, season: u32 },
 }

@@ -37,11 +37,13 @@ pub mod handoffs;
 pub mod moved;
 pub mod order;
 pub mod signals;
+pub mod timing;
 
 pub use context::{crowd_weight, network_of, Context};
 pub use handoffs::{handoffs, handoffs_by_runs, Handoffs, MoveTimes};
 pub use order::{first_movers, first_movers_by_stretches, stretches};
 pub use signals::signals;
+pub use timing::{timing_pairs, TimeModel, TIME_MODEL};
 
 use crate::similarity::PairOutcome;
 use schema::{PairScore, Segments, Signals, UserId};
@@ -168,10 +170,33 @@ impl Model {
 
 /// Both directed scores of the candidate pair `{x, y}` in improved mode.
 pub fn score_both(cx: &Context<'_>, x: UserId, y: UserId) -> [PairScore; 2] {
-    let segs: &Segments = cx.segments;
     let (xy, yx) = (cx.reference(x, y), cx.reference(y, x));
     let s = signals::signals_of_users(cx, x, y);
     let p = MODEL.probability(&features(reference(&xy), reference(&yx), &s));
+    both(cx, (x, y), (xy, yx), s, p)
+}
+
+/// Both directed scores of the timing pair of the hidden account `h` and
+/// `x` ([`timing`]): the same evidence, scored by [`TIME_MODEL`].
+pub fn score_timing(cx: &Context<'_>, h: UserId, x: UserId, t: schema::Timing) -> [PairScore; 2] {
+    let (hx, xh) = (cx.reference(h, x), cx.reference(x, h));
+    let s = Signals {
+        timing: Some(t),
+        ..signals::signals_of_users(cx, h, x)
+    };
+    both(cx, (h, x), (hx, xh), s, TIME_MODEL.probability(&s))
+}
+
+/// The two directed pairs of `{x, y}` at the probability `p`, each with its
+/// own reference sum, weight and cells, and the signals seen from its side.
+fn both(
+    cx: &Context<'_>,
+    (x, y): (UserId, UserId),
+    (xy, yx): (PairOutcome, PairOutcome),
+    s: Signals,
+    p: f64,
+) -> [PairScore; 2] {
+    let segs: &Segments = cx.segments;
     let make = |a: UserId, b: UserId, o: PairOutcome, s: Signals| {
         let mut evidence = o.evidence;
         evidence.signals = Some(s);
@@ -196,7 +221,7 @@ pub fn describe(s: &Signals, a: &str, b: &str) -> Vec<String> {
             100.0 * milli as f64 / 1000.0 / n as f64
         }
     };
-    vec![
+    let mut lines = vec![
         format!(
             "One sitting: in {:.0}% of the {} buckets {a} moved in, {b} moved from the same uncrowded address within two hours; {:.0}% of {b}'s {} buckets the other way round.",
             pct(s.a_accompanied_milli, s.a_buckets),
@@ -233,5 +258,25 @@ pub fn describe(s: &Signals, a: &str, b: &str) -> Vec<String> {
             s.a_first,
             s.b_first
         ),
-    ]
+    ];
+    if let Some(t) = s.timing {
+        lines.push(timing_words(&t, a, b));
+    }
+    lines
+}
+
+/// A timing pair's evidence in words.
+fn timing_words(t: &schema::Timing, a: &str, b: &str) -> String {
+    let (hidden, other) = if t.a_hidden { (a, b) } else { (b, a) };
+    let [follow, lead] = timing::ratios(t);
+    format!(
+        "Timing: {a} and {b} never moved from one address on one day; {hidden} moved mostly from shared exits, addresses many accounts used this season (a VPN exit, carrier NAT, a campus). {} of {hidden}'s {} sittings began within {} hours after a move of {other} (by chance, reading the same hours on other days: {:.0}%); of the stretches both played in, {other} opened {} and {hidden} {} (by chance: {other} {:.0}%). As evidence against chance: {follow:.1} and {lead:.1}; this pair is scored by the timing model.",
+        t.followed,
+        t.sittings,
+        timing::FOLLOW_SECONDS / 3600,
+        t.followed_by_chance_milli as f64 / 10.0,
+        t.other_opened,
+        t.hidden_opened,
+        t.other_opened_by_chance_milli as f64 / 10.0,
+    )
 }

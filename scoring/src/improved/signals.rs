@@ -108,6 +108,7 @@ fn combine(
         returns: h.returns,
         a_first,
         b_first,
+        timing: None,
     }
 }
 
