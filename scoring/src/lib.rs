@@ -28,7 +28,7 @@ pub use triage::{to_review, triage, Triage, DEFAULT_REOPEN_MARGIN};
 
 use rayon::prelude::*;
 use schema::{
-    Epoch, Mode, PairScore, ScanParams, ScanResult, Season, SeasonError, Segment, Segments,
+    Epoch, Mode, PairScore, ScanParams, ScanResult, Season, SeasonError, Segment, Segments, UserId,
 };
 
 /// Why a scan could not run.
@@ -114,9 +114,14 @@ pub fn scan_with_times(
         Mode::Reference => reference_scores(segments, season, &pairs),
         Mode::Improved => {
             let times = times.ok_or(ScanError::NoMoveTimes)?;
-            let cx = improved::Context::new(segments, season, times);
-            let hidden = improved::timing_pairs(&cx, &members, &pairs);
+            let hidden = improved::timing_pairs(segments, season, times, &members, &pairs);
             timing = hidden.len();
+            let scored: Vec<(UserId, UserId)> = pairs
+                .iter()
+                .copied()
+                .chain(hidden.iter().map(|&(h, x, _)| (h, x)))
+                .collect();
+            let cx = improved::Context::for_pairs(segments, season, times, &scored);
             let mut scores: Vec<PairScore> = pairs
                 .par_iter()
                 .flat_map_iter(|&(x, y)| improved::score_both(&cx, x, y))

@@ -1,14 +1,19 @@
-//! The scan's faster paths for hand-offs and the first mover give the same
-//! counts as the definitions they stand in for ([`handoffs`] move by move,
-//! [`first_movers`] on every move), on arbitrary moves by second: ties,
-//! runs of one account, moves seconds apart and pauses of hours.
+//! The scan's faster paths for hand-offs, the first mover, one sitting,
+//! following and two bodies give the same counts as the definitions they
+//! stand in for ([`handoffs`] move by move, [`first_movers`] on every move,
+//! [`signals`] on every segment), on arbitrary moves by second (ties, runs
+//! of one account, moves seconds apart and pauses of hours) and arbitrary
+//! timelines long enough to cross words of bit rows.
 
+use detect_scoring::improved::handoffs::{handoffs_indexed, MoveIndex};
 use detect_scoring::improved::{
-    first_movers, first_movers_by_stretches, handoffs, handoffs_by_runs, stretches, Context,
-    MoveTimes,
+    first_movers, first_movers_by_stretches, handoffs, handoffs_by_runs, score_both, signals,
+    stretches, Context, MoveTimes,
 };
 use proptest::prelude::*;
 use schema::{Epoch, IpDay, IpId, Names, Season, Segments};
+
+mod common;
 
 /// Accounts `a` and `b` and `crowd` others that moved from address 1 on
 /// day 0, so that address is crowded that day when `crowd` is large.
@@ -43,7 +48,61 @@ fn moves() -> impl Strategy<Value = Vec<(Epoch, IpId)>> {
     })
 }
 
+/// Sorted moves packed seconds apart within a few cells of time, or
+/// spread over days, around a start that may lie before 1970.
+fn packed_moves() -> impl Strategy<Value = Vec<(Epoch, IpId)>> {
+    let time = prop_oneof![0i64..300, 0i64..8_000, 0i64..300_000];
+    (
+        prop_oneof![Just(0i64), Just(-4_100i64), Just(1_768_000_000i64)],
+        prop::collection::vec((time, 0u32..3), 0..80),
+    )
+        .prop_map(|(start, v)| {
+            let mut v: Vec<(Epoch, IpId)> = v.into_iter().map(|(t, ip)| (start + t, ip)).collect();
+            v.sort_unstable();
+            v
+        })
+}
+
+/// A timeline of `improved.rs`'s kind, long enough to cross words.
+fn long_spec() -> impl Strategy<Value = String> {
+    let word = prop_oneof![
+        4 => Just(".".to_string()),
+        2 => Just("S".to_string()),
+        3 => (0u32..5).prop_map(|i| format!("M{}", [0, 1, 2, 11, 3][i as usize])),
+        1 => Just("M1+2".to_string()),
+    ];
+    prop::collection::vec(word, 0..200).prop_map(|w| w.join(" "))
+}
+
 proptest! {
+    #[test]
+    fn indexed_hand_offs_equal_hand_offs_move_by_move(a in packed_moves(), b in packed_moves(), crowd in 0u32..20) {
+        let segs = world(crowd);
+        let season = Season::inferred(1);
+        let times = MoveTimes::new(&segs);
+        let cx = Context::new(&segs, &season, &times);
+        let (ia, ib) = (MoveIndex::new(&a), MoveIndex::new(&b));
+        prop_assert_eq!(handoffs_indexed(&cx, (&a, &ia), (&b, &ib)), handoffs(&cx, &a, &b));
+        prop_assert_eq!(handoffs_indexed(&cx, (&b, &ib), (&a, &ia)), handoffs(&cx, &b, &a));
+        prop_assert_eq!(handoffs_indexed(&cx, (&a, &ia), (&a, &ia)), handoffs(&cx, &a, &a));
+    }
+
+    #[test]
+    fn signals_on_rows_equal_signals_on_segments(a in long_spec(), b in long_spec(), crowd in 0u32..20) {
+        let segs = common::world(&a, &b, crowd, 1);
+        let season = Season::inferred(1);
+        let times = MoveTimes::new(&segs);
+        let cx = Context::new(&segs, &season, &times);
+        let [ab, _] = score_both(&cx, 0, 1);
+        let plain = signals(
+            &cx,
+            (&segs.by_user[0], &segs.by_user[1]),
+            (cx.ip_days(0), cx.ip_days(1)),
+            (cx.moves(0), cx.moves(1)),
+        );
+        prop_assert_eq!(ab.evidence.signals.expect("signals"), plain);
+    }
+
     #[test]
     fn hand_offs_by_runs_equal_hand_offs_move_by_move(a in moves(), b in moves(), crowd in 0u32..20) {
         let segs = world(crowd);

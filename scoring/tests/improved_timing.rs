@@ -5,7 +5,7 @@
 //! timing model.
 
 use detect_scoring::improved::timing::{self, llr, ratios, TIME_MODEL};
-use detect_scoring::improved::{Context, MoveTimes};
+use detect_scoring::improved::MoveTimes;
 use proptest::prelude::*;
 use schema::{Season, Segments, Signals, Timing};
 
@@ -47,11 +47,10 @@ fn timing_of(a: &str, b: &str, others: u32) -> Vec<(String, String, Timing)> {
     let segs = world(a, b, others, 5);
     let times = times_of(&segs);
     let season = Season::inferred(1);
-    let cx = Context::new(&segs, &season, &times);
     let members: Vec<u32> = (0..segs.users.len() as u32).collect();
     // The crowd and `b` share IP 5 on day 0: those are candidate pairs.
     let candidates: Vec<(u32, u32)> = (2..members.len() as u32).map(|c| (1, c)).collect();
-    timing::timing_pairs(&cx, &members, &candidates)
+    timing::timing_pairs(&segs, &season, &times, &members, &candidates)
         .into_iter()
         .map(|(h, x, t)| {
             (

@@ -1,7 +1,8 @@
 //! What improved mode knows about addresses before it looks at a pair: how
 //! crowded each address was on each day, and which network it belongs to.
 
-use super::handoffs::MoveTimes;
+use super::handoffs::{MoveIndex, MoveTimes};
+use super::moved::MovedRows;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use schema::{Epoch, IpDay, IpId, Season, Segments, UserId};
@@ -46,56 +47,83 @@ pub struct Context<'s> {
     crowd: FxHashMap<(i64, IpId), u32>,
     /// The network of each address id (`None`: unknown).
     networks: Vec<Option<u128>>,
-    /// Per user: buckets moved in and sittings, in the season.
-    totals: Vec<(u32, u32)>,
     /// Per user: where its sightings begin in `segments.ip_days` (one more
     /// entry than users, the last the end).
     ip_days_from: Vec<u32>,
-    /// Per user: its own stretches of play in the season, for the first
-    /// mover.
-    stretches: Vec<Vec<(Epoch, Epoch)>>,
     /// Per user: the bit rows the reference score is walked on.
     rows: Vec<Option<crate::bits::Rows>>,
+    /// Per user: what the signals read of it alone.
+    own: Vec<Own>,
+}
+
+/// What the signals read of one user alone, in the season.
+#[derive(Debug, Clone, Default)]
+struct Own {
+    /// Buckets moved in and sittings.
+    totals: (u32, u32),
+    /// Its own stretches of play, for the first mover.
+    stretches: Vec<(Epoch, Epoch)>,
+    /// Its moved buckets as rows, when it has bit rows.
+    moved: Option<MovedRows>,
+    /// Its moves by second, indexed for hand-offs.
+    moves: MoveIndex,
 }
 
 impl<'s> Context<'s> {
+    /// The context of every user of `segments`.
     pub fn new(segments: &'s Segments, season: &'s Season, times: &'s MoveTimes) -> Self {
-        let mut crowd: FxHashMap<(i64, IpId), u32> = FxHashMap::default();
-        for d in &segments.ip_days {
-            *crowd.entry((d.day, d.ip)).or_default() += 1;
+        Self::build(segments, season, times, None)
+    }
+
+    /// The context of the users in `pairs` alone (what a scan reads).
+    pub fn for_pairs(
+        segments: &'s Segments,
+        season: &'s Season,
+        times: &'s MoveTimes,
+        pairs: &[(UserId, UserId)],
+    ) -> Self {
+        Self::build(segments, season, times, Some(pairs))
+    }
+
+    fn build(
+        segments: &'s Segments,
+        season: &'s Season,
+        times: &'s MoveTimes,
+        pairs: Option<&[(UserId, UserId)]>,
+    ) -> Self {
+        let mut wanted = vec![pairs.is_none(); segments.by_user.len()];
+        for &(x, y) in pairs.unwrap_or_default() {
+            wanted[x as usize] = true;
+            wanted[y as usize] = true;
         }
-        let networks = segments
-            .ips
-            .as_slice()
-            .par_iter()
-            .map(|s| network_of(s))
-            .collect();
-        let totals = segments
-            .by_user
-            .par_iter()
-            .map(|segs| {
-                super::signals::totals(crate::in_season(segs, season), segments.bucket_seconds)
-            })
-            .collect();
-        let stretches = (0..segments.by_user.len() as UserId)
-            .into_par_iter()
-            .map(|u| super::order::stretches(times.in_season(u, season)))
-            .collect();
+        let ((crowd, networks), (rows, own)) = rayon::join(
+            || rayon::join(|| crowd_of(segments), || networks_of(segments)),
+            || {
+                crate::season_rows(segments, season, pairs)
+                    .into_par_iter()
+                    .zip(wanted)
+                    .enumerate()
+                    .map(|(u, (rows, wanted))| {
+                        let own = wanted.then(|| own(segments, season, times, u as UserId, &rows));
+                        (rows, own.unwrap_or_default())
+                    })
+                    .unzip()
+            },
+        );
         let users = segments.by_user.len().max(segments.users.len());
         let mut ip_days_from = Vec::with_capacity(users + 1);
         for u in 0..=users {
             ip_days_from.push(segments.ip_days.partition_point(|d| (d.user as usize) < u) as u32);
         }
         Context {
-            ip_days_from,
-            stretches,
             segments,
             season,
             times,
             crowd,
             networks,
-            totals,
-            rows: crate::season_rows(segments, season, None),
+            ip_days_from,
+            rows,
+            own,
         }
     }
 
@@ -112,6 +140,12 @@ impl<'s> Context<'s> {
             .map(crate::bits::Rows::moved_buckets)
     }
 
+    /// The in-season moved buckets of `user` as bit rows and lists by
+    /// address, with the buckets themselves; `None` as for [`Self::moved`].
+    pub fn moved_rows(&self, user: UserId) -> Option<(&MovedRows, crate::bits::MovedBuckets<'_>)> {
+        Some((self.own[user as usize].moved.as_ref()?, self.moved(user)?))
+    }
+
     /// The in-season segments of `user`.
     pub fn in_season(&self, user: UserId) -> &'s [schema::Segment] {
         crate::in_season(&self.segments.by_user[user as usize], self.season)
@@ -122,14 +156,19 @@ impl<'s> Context<'s> {
         self.times.in_season(user, self.season)
     }
 
+    /// The moves of `user` in the season, by second, with their index.
+    pub fn indexed_moves(&self, user: UserId) -> (&'s [(Epoch, IpId)], &MoveIndex) {
+        (self.moves(user), &self.own[user as usize].moves)
+    }
+
     /// The own stretches of play of `user` in the season.
     pub fn stretches(&self, user: UserId) -> &[(Epoch, Epoch)] {
-        &self.stretches[user as usize]
+        &self.own[user as usize].stretches
     }
 
     /// The buckets `user` moved in and its sittings, in the season.
     pub fn totals(&self, user: UserId) -> (u32, u32) {
-        self.totals[user as usize]
+        self.own[user as usize].totals
     }
 
     /// The crowd weight of `ip` on `day`.
@@ -161,6 +200,51 @@ impl<'s> Context<'s> {
             Some(&[lo, hi]) => &all[lo as usize..hi as usize],
             _ => &[],
         }
+    }
+}
+
+/// Accounts that moved from an address on a day, by `(day, ip)`.
+fn crowd_of(segments: &Segments) -> FxHashMap<(i64, IpId), u32> {
+    let mut crowd: FxHashMap<(i64, IpId), u32> = FxHashMap::default();
+    for d in &segments.ip_days {
+        *crowd.entry((d.day, d.ip)).or_default() += 1;
+    }
+    crowd
+}
+
+/// The network of each address id.
+fn networks_of(segments: &Segments) -> Vec<Option<u128>> {
+    segments
+        .ips
+        .as_slice()
+        .par_iter()
+        .map(|s| network_of(s))
+        .collect()
+}
+
+/// What the signals read of `user` alone, beside its bit rows.
+fn own(
+    segments: &Segments,
+    season: &Season,
+    times: &MoveTimes,
+    user: UserId,
+    rows: &Option<crate::bits::Rows>,
+) -> Own {
+    let bs = segments.bucket_seconds;
+    let moved = rows.as_ref().map(|r| MovedRows::new(r.moved_buckets(), bs));
+    let totals = match (rows, &moved) {
+        (Some(r), Some(m)) => (r.moved_buckets().len() as u32, m.sittings()),
+        _ => super::signals::totals(
+            crate::in_season(&segments.by_user[user as usize], season),
+            bs,
+        ),
+    };
+    let moves = times.in_season(user, season);
+    Own {
+        totals,
+        stretches: super::order::stretches(moves),
+        moved,
+        moves: MoveIndex::new(moves),
     }
 }
 

@@ -14,6 +14,10 @@
 //! decide each move, so **close** moves (both within
 //! [`CLOSE_SECONDS`], from any address) are evidence of two bodies.
 
+pub mod indexed;
+
+pub use indexed::{handoffs_indexed, MoveIndex};
+
 use super::context::Context;
 use super::signals::{CROWDED_BELOW, SITTING_SECONDS};
 use crate::search::gallop;
@@ -168,7 +172,7 @@ pub fn handoffs_by_runs(cx: &Context<'_>, a: &[(Epoch, IpId)], b: &[(Epoch, IpId
 /// other account, from the same uncrowded address within the sitting
 /// horizon; `last_switch` is the time of the previous switch's move and
 /// whose run it ended.
-fn count_switch(
+pub(crate) fn count_switch(
     cx: &Context<'_>,
     out: &mut Handoffs,
     last_switch: &mut Option<(Epoch, bool)>,
@@ -192,7 +196,7 @@ fn count_switch(
 }
 
 /// Moves of `a` with a move of `b` within [`CLOSE_SECONDS`] either side.
-fn close(a: &[(Epoch, IpId)], b: &[(Epoch, IpId)]) -> u32 {
+pub(crate) fn close(a: &[(Epoch, IpId)], b: &[(Epoch, IpId)]) -> u32 {
     let mut lo = 0usize;
     let mut n = 0;
     for &(t, _) in a {

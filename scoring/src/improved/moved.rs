@@ -1,8 +1,18 @@
 //! The scan's path for one sitting, following and two bodies: the same
 //! counts as [`super::signals::side_near`] and [`super::signals::apart`],
-//! walked over the pair's moved buckets alone ([`MovedBuckets`], taken from
-//! the bit rows the reference score already built) instead of every
-//! segment. Most segments are stalls, which these signals never read.
+//! from each account's moved buckets ([`MovedBuckets`], taken from the bit
+//! rows the reference score already built) put once per scan into bit rows
+//! and lists by address ([`MovedRows`]). Most segments are stalls, which
+//! these signals never read, and most of the buckets two accounts moved in
+//! share no address, which one sitting never reads.
+//!
+//! - **following** is one `popcount` a word: the buckets that begin a
+//!   sitting of `x` against those in which `y` moved at most the horizon
+//!   before;
+//! - **one sitting** walks, address by address, only the addresses both
+//!   moved from: `x`'s buckets on one against `y`'s within the horizon;
+//! - **two bodies** looks up addresses only in the buckets both moved in
+//!   (one `and` a word).
 //!
 //! What this is not: a second definition. The functions in
 //! [`super::signals`] are the definition; the property test in
@@ -11,68 +21,237 @@
 use super::context::Context;
 use super::signals::{Side, SITTING_GAP_SECONDS, SITTING_SECONDS};
 use crate::bits::MovedBuckets;
-use crate::search::gallop;
-use schema::day_of;
+use schema::{day_of, IpId};
 
-/// [`super::signals::side_near`] of `x` against `y` on moved buckets.
-pub fn side_near(cx: &Context<'_>, x: MovedBuckets<'_>, y: MovedBuckets<'_>, bs: i64) -> Side {
-    // Buckets are multiples of `bs`: "within s seconds" is "within s / bs
-    // buckets", rounded down.
-    let horizon = SITTING_SECONDS.max(bs) / bs;
-    let gap = SITTING_GAP_SECONDS.max(bs) / bs;
-    let mut out = Side::default();
-    let (mut i, mut lo) = (0usize, 0usize);
-    while i < x.len() {
-        let k = x.at[i];
-        while lo < y.len() && y.at[lo] < k - horizon {
-            lo += 1;
-        }
-        let Some(&first) = y.at.get(lo) else { break };
-        if first > k + horizon {
-            i += gallop(&x.at[i..], |&t| t < first - horizon);
-            continue;
-        }
-        let mut hi = lo;
-        while hi < y.len() && y.at[hi] <= k + horizon {
-            hi += 1;
-        }
-        let near = lo..hi;
-        let mut best = 0.0f64;
-        for &ip in x.ips(i) {
-            if near.clone().any(|j| y.ips(j).contains(&ip)) {
-                best = best.max(cx.weight(day_of(k * bs), ip));
-            }
-        }
-        out.accompanied += best;
-        let starts = i == 0 || x.at[i - 1] < k - gap;
-        if starts && first <= k {
-            out.followed += 1;
-        }
-        i += 1;
-    }
-    out
+/// One account's moved buckets as bit rows over absolute bucket numbers
+/// (`bucket / B`, 64 a word), and their indexes grouped by address.
+#[derive(Debug, Clone, Default)]
+pub struct MovedRows {
+    /// The word number of the rows' first word.
+    first: i64,
+    /// A move in the bucket.
+    moved: Vec<u64>,
+    /// A move in the bucket and none in the sitting gap before it: the
+    /// bucket begins a sitting.
+    starts: Vec<u64>,
+    /// A move in the bucket or in the horizon before it.
+    after: Vec<u64>,
+    /// Moved buckets in the words before each word.
+    rank: Vec<u32>,
+    /// The addresses moved from, ascending; the moved buckets (indexes,
+    /// ascending) of `ips[i]` are `by_ip[ip_from[i]..ip_from[i + 1]]`.
+    ips: Vec<IpId>,
+    ip_from: Vec<u32>,
+    by_ip: Vec<u32>,
 }
 
-/// [`super::signals::apart`] on moved buckets: buckets in which both moved
-/// and no address of one lies in a network of the other.
-pub fn apart(cx: &Context<'_>, x: MovedBuckets<'_>, y: MovedBuckets<'_>) -> u32 {
-    let (mut i, mut j, mut n) = (0usize, 0usize, 0u32);
-    while i < x.len() && j < y.len() {
-        let (p, q) = (x.at[i], y.at[j]);
-        if p < q {
-            i += gallop(&x.at[i..], |&t| t < q);
-        } else if p > q {
-            j += gallop(&y.at[j..], |&t| t < p);
-        } else {
-            let (ours, theirs) = (x.ips(i), y.ips(j));
+/// The sitting horizon and the sitting gap in buckets: "within s seconds"
+/// is "within s / B buckets", rounded down (buckets are multiples of B).
+fn reach(bs: i64) -> (i64, i64) {
+    (
+        SITTING_SECONDS.max(bs) / bs,
+        SITTING_GAP_SECONDS.max(bs) / bs,
+    )
+}
+
+impl MovedRows {
+    /// The rows of one account's moved buckets, for buckets of `bs` seconds.
+    pub fn new(m: MovedBuckets<'_>, bs: i64) -> Self {
+        let (horizon, gap) = reach(bs);
+        let (Some(&lo), Some(&hi)) = (m.at.first(), m.at.last()) else {
+            return MovedRows {
+                ip_from: vec![0],
+                ..MovedRows::default()
+            };
+        };
+        let first = lo.div_euclid(64);
+        let words = ((hi + horizon).div_euclid(64) - first + 1) as usize;
+        let mut rows = MovedRows {
+            first,
+            moved: vec![0; words],
+            starts: vec![0; words],
+            after: vec![0; words],
+            ..MovedRows::default()
+        };
+        let base = first * 64;
+        let mut covered = 0usize;
+        for (i, &k) in m.at.iter().enumerate() {
+            let at = (k - base) as usize;
+            rows.moved[at / 64] |= 1 << (at % 64);
+            if i == 0 || m.at[i - 1] < k - gap {
+                rows.starts[at / 64] |= 1 << (at % 64);
+            }
+            for p in at.max(covered)..=at + horizon as usize {
+                rows.after[p / 64] |= 1 << (p % 64);
+            }
+            covered = at + horizon as usize + 1;
+        }
+        let mut seen = 0u32;
+        rows.rank = rows
+            .moved
+            .iter()
+            .map(|w| {
+                let r = seen;
+                seen += w.count_ones();
+                r
+            })
+            .collect();
+        rows.group_by_address(m);
+        rows
+    }
+
+    fn group_by_address(&mut self, m: MovedBuckets<'_>) {
+        let mut pairs: Vec<(IpId, u32)> = (0..m.len())
+            .flat_map(|i| m.ips(i).iter().map(move |&ip| (ip, i as u32)))
+            .collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        self.ip_from.push(0);
+        for (n, &(ip, i)) in pairs.iter().enumerate() {
+            if self.ips.last() != Some(&ip) {
+                if !self.ips.is_empty() {
+                    self.ip_from.push(n as u32);
+                }
+                self.ips.push(ip);
+            }
+            self.by_ip.push(i);
+        }
+        if !self.ips.is_empty() {
+            self.ip_from.push(pairs.len() as u32);
+        }
+    }
+
+    /// The buckets that begin a sitting.
+    pub fn sittings(&self) -> u32 {
+        self.starts.iter().map(|w| w.count_ones()).sum()
+    }
+
+    fn end(&self) -> i64 {
+        self.first + self.moved.len() as i64
+    }
+
+    /// The moved buckets (indexes) of the `i`-th address.
+    fn group(&self, i: usize) -> &[u32] {
+        &self.by_ip[self.ip_from[i] as usize..self.ip_from[i + 1] as usize]
+    }
+
+    /// The index of the moved bucket at bit `bit` of word `w` (absolute).
+    fn index(&self, w: i64, bit: u32) -> usize {
+        let i = (w - self.first) as usize;
+        self.rank[i] as usize + (self.moved[i] & ((1u64 << bit) - 1)).count_ones() as usize
+    }
+}
+
+/// The words both rows cover, as offsets into each.
+fn overlap(x: &MovedRows, y: &MovedRows) -> Option<(i64, i64)> {
+    let (lo, hi) = (x.first.max(y.first), x.end().min(y.end()));
+    (lo < hi).then_some((lo, hi))
+}
+
+/// [`super::signals::side_near`] of `x` against `y` on their rows.
+pub fn side_near(
+    cx: &Context<'_>,
+    (x, xm): (&MovedRows, MovedBuckets<'_>),
+    (y, ym): (&MovedRows, MovedBuckets<'_>),
+    bs: i64,
+) -> Side {
+    Side {
+        accompanied: accompanied(cx, (x, xm), (y, ym), bs),
+        followed: followed(x, y),
+        ..Side::default()
+    }
+}
+
+/// Sittings of `x` that begin at most the horizon after a move of `y` (or
+/// in the bucket of one).
+fn followed(x: &MovedRows, y: &MovedRows) -> u32 {
+    let Some((lo, hi)) = overlap(x, y) else {
+        return 0;
+    };
+    let starts = &x.starts[(lo - x.first) as usize..(hi - x.first) as usize];
+    let after = &y.after[(lo - y.first) as usize..(hi - y.first) as usize];
+    starts
+        .iter()
+        .zip(after)
+        .map(|(s, a)| (s & a).count_ones())
+        .sum()
+}
+
+/// One sitting of `x`: over its moved buckets in time order, the best
+/// crowd weight of an address `y` moved from within the horizon.
+fn accompanied(
+    cx: &Context<'_>,
+    (x, xm): (&MovedRows, MovedBuckets<'_>),
+    (y, ym): (&MovedRows, MovedBuckets<'_>),
+    bs: i64,
+) -> f64 {
+    let (horizon, _) = reach(bs);
+    // (bucket index, weight) of each bucket and address that counts.
+    let mut hits: Vec<(u32, f64)> = Vec::new();
+    let mut addresses = 0;
+    let (mut i, mut j) = (0usize, 0usize);
+    while i < x.ips.len() && j < y.ips.len() {
+        match x.ips[i].cmp(&y.ips[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                let (ip, before) = (x.ips[i], hits.len());
+                let theirs = y.group(j);
+                let mut q = 0usize;
+                for &b in x.group(i) {
+                    let k = xm.at[b as usize];
+                    while q < theirs.len() && ym.at[theirs[q] as usize] < k - horizon {
+                        q += 1;
+                    }
+                    if q < theirs.len() && ym.at[theirs[q] as usize] <= k + horizon {
+                        hits.push((b, cx.weight(day_of(k * bs), ip)));
+                    }
+                }
+                addresses += usize::from(hits.len() > before);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    if addresses > 1 {
+        hits.sort_unstable_by_key(|h| h.0);
+    }
+    // The walk adds each bucket's best weight in time order (0 adds
+    // nothing): so does this.
+    let mut total = 0.0f64;
+    let mut n = 0;
+    while n < hits.len() {
+        let (b, mut best) = (hits[n].0, 0.0f64);
+        while n < hits.len() && hits[n].0 == b {
+            best = best.max(hits[n].1);
+            n += 1;
+        }
+        total += best;
+    }
+    total
+}
+
+/// [`super::signals::apart`] on rows: buckets in which both moved and no
+/// address of one lies in a network of the other.
+pub fn apart(
+    cx: &Context<'_>,
+    (x, xm): (&MovedRows, MovedBuckets<'_>),
+    (y, ym): (&MovedRows, MovedBuckets<'_>),
+) -> u32 {
+    let Some((lo, hi)) = overlap(x, y) else {
+        return 0;
+    };
+    let mut n = 0;
+    for w in lo..hi {
+        let mut both = x.moved[(w - x.first) as usize] & y.moved[(w - y.first) as usize];
+        while both != 0 {
+            let bit = both.trailing_zeros();
+            both &= both - 1;
+            let (ours, theirs) = (xm.ips(x.index(w, bit)), ym.ips(y.index(w, bit)));
             let near = ours
                 .iter()
                 .any(|&u| theirs.iter().any(|&v| cx.same_network(u, v)));
-            if !near {
-                n += 1;
-            }
-            i += 1;
-            j += 1;
+            n += u32::from(!near);
         }
     }
     n

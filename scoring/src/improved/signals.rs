@@ -2,7 +2,7 @@
 //! and crowded addresses (see [`schema::Signals`]).
 
 use super::context::Context;
-use super::handoffs::{handoffs, handoffs_by_runs, Handoffs};
+use super::handoffs::{handoffs, Handoffs};
 use super::order::{first_movers, first_movers_by_stretches};
 use schema::{day_of, Epoch, IpDay, IpId, Segment, Signals, UserId};
 
@@ -51,7 +51,7 @@ pub fn signals_of_users(cx: &Context<'_>, x: UserId, y: UserId) -> Signals {
     };
     // On the moved buckets of the bit rows when both have them (always,
     // from the segmenter), else on the segments.
-    let (near_x, near_y, apart_xy) = match (cx.moved(x), cx.moved(y)) {
+    let (near_x, near_y, apart_xy) = match (cx.moved_rows(x), cx.moved_rows(y)) {
         (Some(p), Some(q)) => (
             super::moved::side_near(cx, p, q, bs),
             super::moved::side_near(cx, q, p, bs),
@@ -72,7 +72,7 @@ pub fn signals_of_users(cx: &Context<'_>, x: UserId, y: UserId) -> Signals {
         with_totals(y, near_y),
         apart_xy,
         (cx.ip_days(x), cx.ip_days(y)),
-        handoffs_by_runs(cx, cx.moves(x), cx.moves(y)),
+        super::handoffs::handoffs_indexed(cx, cx.indexed_moves(x), cx.indexed_moves(y)),
         first_movers_by_stretches(cx.stretches(x), cx.stretches(y)),
     )
 }

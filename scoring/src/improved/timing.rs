@@ -26,11 +26,11 @@
 //! This module does not score pairs that shared an address: those are the
 //! ordinary candidate pairs, scored by [`super::MODEL`].
 
-use super::context::Context;
-use super::order::first_movers_by_stretches;
+use super::handoffs::MoveTimes;
+use super::order::{first_movers_by_stretches, stretches};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use schema::{Epoch, IpId, Signals, Timing, UserId};
+use schema::{Epoch, IpDay, IpId, Season, Segments, Signals, Timing, UserId};
 
 /// An address used by at least this many accounts over the season is a
 /// shared exit (a household has fewer; a VPN exit, carrier NAT or a campus
@@ -134,10 +134,14 @@ pub fn ratios(t: &Timing) -> [f64; 2] {
 /// [`KEEP_FROM`]. Each unordered pair once (the better reading when both
 /// are hidden), in id order.
 pub fn timing_pairs(
-    cx: &Context<'_>,
+    segments: &Segments,
+    season: &Season,
+    times: &MoveTimes,
     members: &[UserId],
     candidates: &[(UserId, UserId)],
 ) -> Vec<(UserId, UserId, Timing)> {
+    let scope = Scope::new(segments, season, times, members);
+    let cx = &scope;
     let exits = shared_exits(cx);
     let Some(grid) = Grid::new(cx, members) else {
         return Vec::new();
@@ -211,9 +215,70 @@ fn key(x: UserId, y: UserId) -> u64 {
     (x.min(y) as u64) << 32 | x.max(y) as u64
 }
 
+/// What the timing pairs read of a season: the members' moves by second,
+/// their sightings and their own stretches of play.
+pub struct Scope<'s> {
+    segments: &'s Segments,
+    season: &'s Season,
+    times: &'s MoveTimes,
+    ip_days_from: Vec<u32>,
+    stretches: Vec<Vec<(Epoch, Epoch)>>,
+}
+
+impl<'s> Scope<'s> {
+    fn new(
+        segments: &'s Segments,
+        season: &'s Season,
+        times: &'s MoveTimes,
+        members: &[UserId],
+    ) -> Self {
+        let users = segments.by_user.len().max(segments.users.len());
+        let ip_days_from = (0..=users)
+            .map(|u| segments.ip_days.partition_point(|d| (d.user as usize) < u) as u32)
+            .collect();
+        let mut member = vec![false; users];
+        for &u in members {
+            member[u as usize] = true;
+        }
+        let stretches = (0..users as UserId)
+            .into_par_iter()
+            .map(|u| {
+                if member[u as usize] {
+                    stretches(times.in_season(u, season))
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        Scope {
+            segments,
+            season,
+            times,
+            ip_days_from,
+            stretches,
+        }
+    }
+
+    fn moves(&self, user: UserId) -> &'s [(Epoch, IpId)] {
+        self.times.in_season(user, self.season)
+    }
+
+    fn ip_days(&self, user: UserId) -> &'s [IpDay] {
+        let all = &self.segments.ip_days;
+        match self.ip_days_from.get(user as usize..user as usize + 2) {
+            Some(&[lo, hi]) => &all[lo as usize..hi as usize],
+            _ => &[],
+        }
+    }
+
+    fn stretches(&self, user: UserId) -> &[(Epoch, Epoch)] {
+        &self.stretches[user as usize]
+    }
+}
+
 /// Per address id, whether it is a shared exit: used by at least
 /// [`EXIT_ACCOUNTS`] accounts in the season.
-pub fn shared_exits(cx: &Context<'_>) -> Vec<bool> {
+fn shared_exits(cx: &Scope<'_>) -> Vec<bool> {
     let mut seen: Vec<(IpId, UserId)> = cx
         .segments
         .ip_days
@@ -234,7 +299,7 @@ pub fn shared_exits(cx: &Context<'_>) -> Vec<bool> {
 
 /// Whether `user` is hidden: at least [`HIDDEN_SHARE`] of its in-season
 /// sightings are on shared exits.
-pub fn is_hidden(cx: &Context<'_>, exits: &[bool], user: UserId) -> bool {
+fn is_hidden(cx: &Scope<'_>, exits: &[bool], user: UserId) -> bool {
     let (mut all, mut shared) = (0u32, 0u32);
     for d in cx.ip_days(user) {
         if crate::day_in_season(d.day, cx.season) {
@@ -256,7 +321,7 @@ struct Grid {
 
 impl Grid {
     /// The grid over the members' in-season moves (`None`: no moves).
-    fn new(cx: &Context<'_>, members: &[UserId]) -> Option<Grid> {
+    fn new(cx: &Scope<'_>, members: &[UserId]) -> Option<Grid> {
         let (lo, hi) = members
             .iter()
             .filter_map(|&u| {
@@ -316,7 +381,7 @@ struct Hidden {
 }
 
 impl Hidden {
-    fn new(cx: &Context<'_>, grid: &Grid, user: UserId) -> Self {
+    fn new(cx: &Scope<'_>, grid: &Grid, user: UserId) -> Self {
         let mut first = Vec::new();
         let mut last: Option<Epoch> = None;
         for &(t, _) in cx.moves(user) {
@@ -362,7 +427,7 @@ impl Hidden {
     /// How this hidden account follows `other`, whose [`Grid::near`]
     /// buckets are `near`; `None` when its sittings follow the other's
     /// moves no more than by chance (by less than [`FOLLOW_FROM`]).
-    fn timing(&self, cx: &Context<'_>, other: UserId, near: &[u64]) -> Option<Timing> {
+    fn timing(&self, cx: &Scope<'_>, other: UserId, near: &[u64]) -> Option<Timing> {
         let hits = |starts: &[u64]| -> u32 {
             starts
                 .iter()
