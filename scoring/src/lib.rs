@@ -122,16 +122,18 @@ pub fn scan_with_times(
                 .chain(hidden.iter().map(|&(h, x, _)| (h, x)))
                 .collect();
             let cx = improved::Context::for_pairs(segments, season, times, &scored);
-            let mut scores: Vec<PairScore> = pairs
+            // Collected at the exact size and flattened in place, as
+            // reference mode collects its directed pairs.
+            let both: Vec<[PairScore; 2]> = pairs
                 .par_iter()
-                .flat_map_iter(|&(x, y)| improved::score_both(&cx, x, y))
+                .map(|&(x, y)| improved::score_both(&cx, x, y))
+                .chain(
+                    hidden
+                        .par_iter()
+                        .map(|&(h, x, t)| improved::score_timing(&cx, h, x, t)),
+                )
                 .collect();
-            scores.par_extend(
-                hidden
-                    .par_iter()
-                    .flat_map_iter(|&(h, x, t)| improved::score_timing(&cx, h, x, t)),
-            );
-            scores
+            both.into_flattened()
         }
     };
     sort_pairs(&mut scores);

@@ -244,7 +244,7 @@ pub fn apart(cx: &Context<'_>, x: &[Segment], y: &[Segment]) -> u32 {
 pub fn shared_days(cx: &Context<'_>, x: &[IpDay], y: &[IpDay]) -> (u32, u32, u32) {
     let (mut i, mut j) = (0usize, 0usize);
     let (mut shared, mut crowded) = (0u32, 0u32);
-    let mut nets = Vec::new();
+    let mut nets = Distinct::default();
     while i < x.len() && j < y.len() {
         let (p, q) = ((x[i].day, x[i].ip), (y[j].day, y[j].ip));
         match p.cmp(&q) {
@@ -266,7 +266,39 @@ pub fn shared_days(cx: &Context<'_>, x: &[IpDay], y: &[IpDay]) -> (u32, u32, u32
             }
         }
     }
-    nets.sort_unstable();
-    nets.dedup();
-    (shared, crowded, nets.len() as u32)
+    (shared, crowded, nets.count())
+}
+
+/// Counts distinct keys: the first few on the stack (a pair shares few
+/// networks), the rest in a list sorted at the end.
+#[derive(Default)]
+struct Distinct {
+    few: [u128; 8],
+    len: usize,
+    more: Vec<u128>,
+}
+
+impl Distinct {
+    fn push(&mut self, key: u128) {
+        if self.few[..self.len].contains(&key) {
+            return;
+        }
+        match self.few.get_mut(self.len) {
+            Some(slot) => {
+                *slot = key;
+                self.len += 1;
+            }
+            None => self.more.push(key),
+        }
+    }
+
+    fn count(mut self) -> u32 {
+        if self.more.is_empty() {
+            return self.len as u32;
+        }
+        self.more.extend_from_slice(&self.few);
+        self.more.sort_unstable();
+        self.more.dedup();
+        self.more.len() as u32
+    }
 }
