@@ -21,7 +21,9 @@
 //! Each becomes a log-likelihood ratio ([`llr`]: the observed share against
 //! the share by chance, signed), and [`TIME_MODEL`] maps the two to the
 //! probability of one person. A pair is kept, and so becomes a candidate
-//! pair, when the two ratios add up to [`KEEP_FROM`] or more.
+//! pair, when at least half the hidden account's sittings follow the other,
+//! following is above chance by [`FOLLOW_FROM`] and the two ratios add up
+//! to [`KEEP_FROM`] or more.
 //!
 //! This module does not score pairs that shared an address: those are the
 //! ordinary candidate pairs, scored by [`super::MODEL`].
@@ -64,8 +66,8 @@ pub struct TimeModel {
 /// simulate` seeds 1 to 10 and 31 to 60 (timing pairs are rare, about one
 /// true pair a season; seeds 11 to 30 are held out, see EVALUATION.md).
 pub const TIME_MODEL: TimeModel = TimeModel {
-    intercept: -6.331,
-    weights: [0.465, 0.447, -1.507],
+    intercept: -5.884,
+    weights: [0.410, 0.463, -1.484],
 };
 
 impl TimeModel {
@@ -425,8 +427,9 @@ impl Hidden {
     }
 
     /// How this hidden account follows `other`, whose [`Grid::near`]
-    /// buckets are `near`; `None` when its sittings follow the other's
-    /// moves no more than by chance (by less than [`FOLLOW_FROM`]).
+    /// buckets are `near`; `None` when fewer than half its sittings follow
+    /// the other's moves, or no more than by chance (by less than
+    /// [`FOLLOW_FROM`]).
     fn timing(&self, cx: &Scope<'_>, other: UserId, near: &[u64]) -> Option<Timing> {
         let hits = |starts: &[u64]| -> u32 {
             starts
@@ -436,7 +439,9 @@ impl Hidden {
                 .sum()
         };
         let (k, n) = (hits(&self.starts[0]), self.counts[0]);
-        if k == 0 {
+        // Fewer than half its sittings after the other's moves: not kept,
+        // before chance is read (most pairs stop here).
+        if k == 0 || 2 * k < n {
             return None;
         }
         let ck: u32 = self.starts[1..].iter().map(|s| hits(s)).sum();
