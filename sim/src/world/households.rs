@@ -1,0 +1,100 @@
+//! Households: one to three people in one time zone behind one home IP,
+//! some sharing a computer, some couples playing together, and their home
+//! ISPs' dynamic addresses.
+
+use super::network::{host, Prefixes};
+use super::{weighted, WorldConfig, REGIONS};
+use rand::seq::SliceRandom;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+pub(crate) struct Household {
+    pub ip: u32,
+    pub isp: u32,
+    /// When the dynamic IP changes next (`i64::MAX`: a static IP).
+    pub next_change: i64,
+    pub shared_computer: bool,
+    /// For couples: the chance the other joins an evening home session.
+    pub together: f64,
+    pub members: Vec<u32>,
+}
+
+/// Draws the households of `n_persons` people in random order. Returns the
+/// households, each person's region and each person's household.
+pub(super) fn draw_households(
+    n_persons: usize,
+    rng: &mut ChaCha8Rng,
+) -> (Vec<Household>, Vec<usize>, Vec<u32>) {
+    let mut order: Vec<u32> = (0..n_persons as u32).collect();
+    order.shuffle(rng);
+    let mut region_of = vec![0usize; n_persons];
+    let mut household_of = vec![0u32; n_persons];
+    let mut households: Vec<Household> = Vec::new();
+    let mut i = 0;
+    while i < n_persons {
+        let size = weighted(rng, &[(1usize, 58), (2, 30), (3, 12)]).min(n_persons - i);
+        let region = weighted(
+            rng,
+            &REGIONS
+                .iter()
+                .enumerate()
+                .map(|(r, &(_, w))| (r, w))
+                .collect::<Vec<_>>(),
+        );
+        let members: Vec<u32> = order[i..i + size].to_vec();
+        let shared_computer = size > 1 && rng.gen_bool(0.3);
+        for &m in &members {
+            region_of[m as usize] = region;
+            household_of[m as usize] = households.len() as u32;
+        }
+        households.push(Household {
+            ip: 0,
+            isp: 0,
+            next_change: 0,
+            shared_computer,
+            // Couples: some play side by side in the evening, a few
+            // (retired, no phones) nearly always.
+            together: match rng.gen_range(0..20) {
+                _ if size == 1 || shared_computer => 0.0,
+                0..=1 => rng.gen_range(0.9..1.0),
+                2..=9 => rng.gen_range(0.3..0.85),
+                _ => 0.0,
+            },
+            members,
+        });
+        i += size;
+    }
+    (households, region_of, household_of)
+}
+
+/// Draws the home ISPs of each region (`per_region` people there) and gives
+/// every household its first address and when it changes.
+pub(super) fn draw_home_isps(
+    cfg: &WorldConfig,
+    per_region: &[usize],
+    households: &mut [Household],
+    region_of: &[usize],
+    prefixes: &mut Prefixes,
+    rng: &mut ChaCha8Rng,
+) -> Vec<Vec<u32>> {
+    let isps: Vec<Vec<u32>> = per_region
+        .iter()
+        .map(|&n| {
+            (0..(2 + n / 400).min(40))
+                .map(|_| prefixes.draw(rng))
+                .collect()
+        })
+        .collect();
+    let start = cfg.start;
+    for h in households.iter_mut() {
+        let r = region_of[h.members[0] as usize];
+        h.isp = rng.gen_range(0..isps[r].len() as u32);
+        h.ip = host(rng, isps[r][h.isp as usize]);
+        h.next_change = if rng.gen_bool(0.15) {
+            i64::MAX
+        } else {
+            start - 2 * 86_400 + rng.gen_range(86_400..21 * 86_400)
+        };
+    }
+    isps
+}

@@ -1,0 +1,115 @@
+//! Addresses: public-looking /16 prefixes and hosts in them, mobile
+//! carriers behind carrier-grade NAT, and the VPN exits.
+
+use super::households::Household;
+use super::people::Person;
+use super::WorldConfig;
+use crate::draw::pick;
+use crate::truth::Style;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::HashSet;
+
+/// Draws public-looking /16 prefixes, each once.
+pub(super) struct Prefixes(pub(super) HashSet<u32>);
+
+impl Prefixes {
+    pub(super) fn draw(&mut self, rng: &mut ChaCha8Rng) -> u32 {
+        loop {
+            let a: u32 = rng.gen_range(1..224);
+            if matches!(a, 10 | 100 | 127 | 169 | 172 | 192 | 198) {
+                continue;
+            }
+            let p = (a << 24) | (rng.gen_range(0..256u32) << 16);
+            if self.0.insert(p) {
+                return p;
+            }
+        }
+    }
+}
+
+/// A host in the /16 `prefix` (last byte 1-254).
+pub(crate) fn host(rng: &mut ChaCha8Rng, prefix: u32) -> u32 {
+    prefix | (rng.gen_range(0..256u32) << 8) | rng.gen_range(1..255u32)
+}
+
+pub(crate) struct Carrier {
+    /// Addresses phones get most days.
+    pub pool: Vec<u32>,
+    /// A few gateway addresses that many phones share.
+    pub hot: Vec<u32>,
+    pub members: Vec<u32>,
+}
+
+/// Draws the mobile carriers of each region (`per_region` people there),
+/// gives phones to people and people to carriers, and draws each carrier's
+/// addresses.
+pub(super) fn draw_carriers(
+    cfg: &WorldConfig,
+    per_region: &[usize],
+    households: &[Household],
+    region_of: &[usize],
+    persons: &mut [Person],
+    prefixes: &mut Prefixes,
+    rng: &mut ChaCha8Rng,
+) -> Vec<Carrier> {
+    let mut carriers: Vec<Carrier> = Vec::new();
+    let mut region_carriers: Vec<Vec<u32>> = Vec::new();
+    for &n in per_region {
+        let k = (2 + n / 3000).min(6);
+        region_carriers.push((carriers.len() as u32..(carriers.len() + k) as u32).collect());
+        for _ in 0..k {
+            carriers.push(Carrier {
+                pool: Vec::new(),
+                hot: Vec::new(),
+                members: Vec::new(),
+            });
+        }
+    }
+    for h in households {
+        let region = region_of[h.members[0] as usize];
+        let rc = &region_carriers[region];
+        let family = pick(rng, rc);
+        for &m in &h.members {
+            let p = &mut persons[m as usize];
+            let has_phone =
+                p.style == Some(Style::Phone) || p.phone_share > 0.0 || rng.gen_bool(0.3);
+            if !has_phone {
+                continue;
+            }
+            if p.phone_share == 0.0 {
+                p.phone_share = 0.03;
+            }
+            let c = if rng.gen_bool(0.7) {
+                family
+            } else {
+                pick(rng, rc)
+            };
+            p.carrier = Some(c);
+            carriers[c as usize].members.push(m);
+        }
+    }
+    for c in &mut carriers {
+        let prefix = prefixes.draw(rng);
+        let n = c.members.len();
+        let (pool, hot) = match cfg.nat_crowd {
+            None => ((n / 3).max(6), (n / 80).max(1)),
+            Some(k) => ((n / k.max(1) as usize).max(1), (n / 80).max(1)),
+        };
+        c.pool = (0..pool).map(|_| host(rng, prefix)).collect();
+        c.hot = (0..hot).map(|_| host(rng, prefix)).collect();
+    }
+    carriers
+}
+
+/// The VPN exits: one per 250 players, at least three, in one /16.
+pub(super) fn draw_vpn(
+    cfg: &WorldConfig,
+    prefixes: &mut Prefixes,
+    rng: &mut ChaCha8Rng,
+) -> Vec<u32> {
+    let vpn_prefix = prefixes.draw(rng);
+    (0..(cfg.players / 250).max(3))
+        .map(|_| host(rng, vpn_prefix))
+        .collect()
+}

@@ -1,0 +1,237 @@
+//! People: the multi-account owners, each person's time zone, job, hours
+//! and habits (phone, VPN, play at work), their days away from home, and
+//! the public holidays of each region.
+
+use super::households::Household;
+use super::network::{host, Prefixes};
+use super::{weighted, WorldConfig, REGIONS};
+use crate::draw::poisson;
+use crate::truth::Style;
+use rand::seq::SliceRandom;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Job {
+    /// Office hours on weekdays.
+    Worker,
+    /// Lectures on weekdays, on a university network.
+    Student,
+    /// At home or flexible.
+    Free,
+}
+
+/// A stretch of days away from home: `from..to` local days, with the IP of
+/// the hotel or the friends' place.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Absence {
+    pub from: i32,
+    pub to: i32,
+    pub ip: u32,
+}
+
+pub(crate) struct Person {
+    /// Seconds east of UTC.
+    pub tz: i64,
+    pub region: usize,
+    pub household: u32,
+    /// Office or university (a site of one is a private work IP).
+    pub site: Option<u32>,
+    pub job: Job,
+    pub carrier: Option<u32>,
+    /// Local hours of waking and going to bed (bed may pass 24).
+    pub wake: f64,
+    pub bed: f64,
+    /// Mean check-ins a day.
+    pub checkins: f64,
+    /// How keen a player (0-1): more check-ins, more games at once.
+    pub keen: f64,
+    /// Share of home check-ins made from the phone.
+    pub phone_share: f64,
+    /// Share of home check-ins made through a VPN.
+    pub vpn_share: f64,
+    pub plays_at_work: bool,
+    pub absences: Vec<Absence>,
+    pub first_account: u32,
+    pub n_accounts: u32,
+    pub style: Option<Style>,
+    /// For rare puppets: the chance a puppet joins a check-in.
+    pub rare: f64,
+    /// For cautious owners: the chance a puppet's check-in goes through a
+    /// VPN (1: always, so the accounts never share an IP).
+    pub puppet_vpn: f64,
+    /// The person can do one thing at a time: the end of their last move.
+    pub busy: i64,
+}
+
+impl Person {
+    pub(crate) fn accounts(&self) -> std::ops::Range<u32> {
+        self.first_account..self.first_account + self.n_accounts
+    }
+
+    pub(crate) fn absence(&self, local_day: i32) -> Option<&Absence> {
+        self.absences
+            .iter()
+            .find(|a| (a.from..a.to).contains(&local_day))
+    }
+}
+
+/// Draws the multi-account owners: how many accounts each (at most a third
+/// of the players in all) and which style. Returns the sizes, the styles and
+/// the number of accounts they hold.
+pub(super) fn draw_owners(
+    cfg: &WorldConfig,
+    rng: &mut ChaCha8Rng,
+) -> (Vec<usize>, Vec<Style>, usize) {
+    let cap = cfg.players / 3;
+    let mut sizes = Vec::with_capacity(cfg.cliques);
+    let mut used = 0;
+    for i in 0..cfg.cliques {
+        let left_after = (cfg.cliques - i - 1) * 2;
+        let want = weighted(
+            rng,
+            &[(2, 55), (3, 22), (4, 10), (5, 6), (6, 4), (7, 2), (8, 1)],
+        );
+        let n = want.min(cap - used - left_after).max(2);
+        used += n;
+        sizes.push(n);
+    }
+    let mut styles: Vec<Style> = (0..cfg.cliques).map(|i| Style::ALL[i % 4]).collect();
+    styles.shuffle(rng);
+    (sizes, styles, used)
+}
+
+/// Draws `n_persons` people: the time zone of their household, job, hours,
+/// check-ins, phone and VPN habits. Everyone starts as an honest person
+/// with one account.
+pub(super) fn draw_people(
+    n_persons: usize,
+    region_of: &[usize],
+    household_of: &[u32],
+    households: &[Household],
+    rng: &mut ChaCha8Rng,
+) -> Vec<Person> {
+    (0..n_persons)
+        .map(|p| {
+            let region = region_of[p];
+            let inseparable = households[household_of[p] as usize].together >= 0.9;
+            let job = if inseparable {
+                Job::Free
+            } else {
+                weighted(
+                    rng,
+                    &[(Job::Worker, 55), (Job::Student, 15), (Job::Free, 30)],
+                )
+            };
+            let u: f64 = rng.gen();
+            Person {
+                tz: REGIONS[region].0 as i64 * 60,
+                region,
+                household: household_of[p],
+                site: None,
+                job,
+                carrier: None,
+                wake: rng.gen_range(6.0..9.5),
+                bed: rng.gen_range(22.0..25.5),
+                checkins: 3.0 + 10.0 * u * u,
+                keen: u * u,
+                phone_share: phone_share(rng, inseparable),
+                vpn_share: if rng.gen_bool(0.05) {
+                    rng.gen_range(0.1..0.4)
+                } else {
+                    0.0
+                },
+                plays_at_work: job == Job::Worker && rng.gen_bool(0.4),
+                absences: Vec::new(),
+                first_account: 0,
+                n_accounts: 1,
+                style: None,
+                rare: 0.0,
+                puppet_vpn: 0.0,
+                busy: i64::MIN,
+            }
+        })
+        .collect()
+}
+
+/// Makes people `honest..` the multi-account owners of `sizes` accounts in
+/// `styles`.
+pub(super) fn make_owners(
+    persons: &mut [Person],
+    honest: usize,
+    sizes: &[usize],
+    styles: &[Style],
+    rng: &mut ChaCha8Rng,
+) {
+    for (k, (&n, &style)) in sizes.iter().zip(styles).enumerate() {
+        let p = &mut persons[honest + k];
+        p.n_accounts = n as u32;
+        p.style = Some(style);
+        p.rare = rng.gen_range(0.12..0.3);
+        p.puppet_vpn = if rng.gen_bool(0.3) { 1.0 } else { 0.15 };
+        if style == Style::Phone {
+            p.phone_share = rng.gen_range(0.3..0.5);
+        }
+    }
+}
+
+/// Absences: household holidays and a few days away alone, at a steady rate
+/// per day whatever the world's length.
+pub(super) fn draw_absences(
+    days: i32,
+    households: &[Household],
+    persons: &mut [Person],
+    prefixes: &mut Prefixes,
+    rng: &mut ChaCha8Rng,
+) {
+    for h in households {
+        for _ in 0..poisson(rng, 0.35 * (days + 12) as f64 / 40.0) {
+            let from = rng.gen_range(-12..days);
+            let to = from + rng.gen_range(3..10);
+            let prefix = prefixes.draw(rng);
+            let ip = host(rng, prefix);
+            for &m in &h.members {
+                persons[m as usize].absences.push(Absence { from, to, ip });
+            }
+        }
+    }
+    for p in persons.iter_mut() {
+        for _ in 0..poisson(rng, 0.15 * (days + 4) as f64 / 30.0) {
+            let from = rng.gen_range(-4..days);
+            let to = from + rng.gen_range(1..4);
+            let prefix = prefixes.draw(rng);
+            let ip = host(rng, prefix);
+            p.absences.push(Absence { from, to, ip });
+        }
+    }
+}
+
+/// Public holidays, local day numbers, per region.
+pub(super) fn draw_holidays(days: i32, rng: &mut ChaCha8Rng) -> Vec<Vec<i32>> {
+    REGIONS
+        .iter()
+        .map(|_| {
+            (0..1 + days / 30)
+                .map(|_| rng.gen_range(0..days.max(1)))
+                .collect()
+        })
+        .collect()
+}
+
+/// The share of a person's home check-ins made from the phone. About one
+/// person in seven plays from the phone only (their home sessions all go
+/// through carrier NAT): the Pew Research Center's Mobile Fact Sheet (2021)
+/// counts 15 % of U.S. adults as smartphone-only internet users. Of the
+/// rest, 60 % sometimes play from the phone. Members of a couple who always
+/// play together at home do not.
+fn phone_share(rng: &mut impl Rng, inseparable: bool) -> f64 {
+    if inseparable {
+        0.0
+    } else if rng.gen_bool(0.15) {
+        rng.gen_range(0.9..=1.0)
+    } else if rng.gen_bool(0.6) {
+        rng.gen_range(0.05..0.4)
+    } else {
+        0.0
+    }
+}
