@@ -21,6 +21,10 @@
 use crate::similarity::{keep_top, PairOutcome, INITIAL_WEIGHT, TOP_BUCKETS};
 use schema::{Cell, CellTally, Contribution, Evidence, IpId, Segment};
 
+mod both;
+
+pub use both::score_rows_both;
+
 /// One user's segments as bit rows. Build with [`Rows::new`].
 #[derive(Debug, Clone, Default)]
 pub struct Rows {

@@ -206,6 +206,25 @@ pub(crate) fn score_directed(
     }
 }
 
+/// The reference scores of `(a, b)` and `(b, a)`, equal to
+/// [`score_directed`] of each: in one pass on their bit rows
+/// ([`bits::score_rows_both`]), or walked when either has none.
+pub(crate) fn score_directed_both(
+    segments: &Segments,
+    season: &Season,
+    rows: &[Option<bits::Rows>],
+    a: schema::UserId,
+    b: schema::UserId,
+) -> (PairOutcome, PairOutcome) {
+    match (&rows[a as usize], &rows[b as usize]) {
+        (Some(ra), Some(rb)) => bits::score_rows_both(ra, rb, segments.bucket_seconds),
+        _ => (
+            score_directed(segments, season, rows, a, b),
+            score_directed(segments, season, rows, b, a),
+        ),
+    }
+}
+
 /// The bit rows of every user in a candidate pair (of every user without
 /// `pairs`), by user id; `None` for the others, and for segments off the
 /// bucket grid, which the walk scores.

@@ -3,7 +3,7 @@
 //! evidence) on arbitrary timelines, across word boundaries and at any
 //! offset in time.
 
-use detect_scoring::bits::{score_rows, Rows};
+use detect_scoring::bits::{score_rows, score_rows_both, Rows};
 use detect_scoring::similarity::score_pair;
 use proptest::prelude::*;
 use schema::Segment;
@@ -47,6 +47,13 @@ fn both_ways_equal(x: &[Segment], y: &[Segment]) -> Result<(), TestCaseError> {
     let (rx, ry) = (Rows::new(x, B).unwrap(), Rows::new(y, B).unwrap());
     prop_assert_eq!(score_rows(&rx, &ry, B), score_pair(x, y, B));
     prop_assert_eq!(score_rows(&ry, &rx, B), score_pair(y, x, B));
+    one_pass_equal(&rx, &ry)
+}
+
+/// Both directions in one pass equal the two directed calls.
+fn one_pass_equal(rx: &Rows, ry: &Rows) -> Result<(), TestCaseError> {
+    let both = (score_rows(rx, ry, B), score_rows(ry, rx, B));
+    prop_assert_eq!(score_rows_both(rx, ry, B), both);
     Ok(())
 }
 
@@ -56,6 +63,20 @@ proptest! {
     #[test]
     fn rows_score_as_the_walk(a in arb_timeline(), b in arb_timeline()) {
         both_ways_equal(&segments(&a), &segments(&b))?;
+    }
+
+    /// Dense timelines (mostly moved, two addresses often), where both
+    /// directions walk the same words and share most address tests.
+    #[test]
+    fn one_pass_scores_as_two_calls(
+        k0 in -130i64..130,
+        a in prop::collection::vec((5u8..10, 1u8..5, 0u8..3), 0..300),
+        b in prop::collection::vec((3u8..10, 1u8..5, 0u8..3), 0..300),
+    ) {
+        let (x, y) = (segments(&(0, a)), segments(&(k0, b)));
+        let (rx, ry) = (Rows::new(&x, B).unwrap(), Rows::new(&y, B).unwrap());
+        one_pass_equal(&rx, &ry)?;
+        one_pass_equal(&rx, &rx)?;
     }
 
     /// Long joint stalls (runs that cross several words) before shared moves.

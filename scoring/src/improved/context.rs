@@ -127,9 +127,9 @@ impl<'s> Context<'s> {
         }
     }
 
-    /// The reference score of the directed pair `(a, b)`.
-    pub fn reference(&self, a: UserId, b: UserId) -> crate::PairOutcome {
-        crate::score_directed(self.segments, self.season, &self.rows, a, b)
+    /// The reference scores of `(a, b)` and `(b, a)`, in one pass.
+    pub fn references(&self, a: UserId, b: UserId) -> (crate::PairOutcome, crate::PairOutcome) {
+        crate::score_directed_both(self.segments, self.season, &self.rows, a, b)
     }
 
     /// The in-season moved buckets of `user`; `None` when its segments do

@@ -170,7 +170,7 @@ impl Model {
 
 /// Both directed scores of the candidate pair `{x, y}` in improved mode.
 pub fn score_both(cx: &Context<'_>, x: UserId, y: UserId) -> [PairScore; 2] {
-    let (xy, yx) = (cx.reference(x, y), cx.reference(y, x));
+    let (xy, yx) = cx.references(x, y);
     let s = signals::signals_of_users(cx, x, y);
     let p = MODEL.probability(&features(reference(&xy), reference(&yx), &s));
     both(cx, (x, y), (xy, yx), s, p)
@@ -179,7 +179,7 @@ pub fn score_both(cx: &Context<'_>, x: UserId, y: UserId) -> [PairScore; 2] {
 /// Both directed scores of the timing pair of the hidden account `h` and
 /// `x` ([`timing`]): the same evidence, scored by [`TIME_MODEL`].
 pub fn score_timing(cx: &Context<'_>, h: UserId, x: UserId, t: schema::Timing) -> [PairScore; 2] {
-    let (hx, xh) = (cx.reference(h, x), cx.reference(x, h));
+    let (hx, xh) = cx.references(h, x);
     let s = Signals {
         timing: Some(t),
         ..signals::signals_of_users(cx, h, x)
