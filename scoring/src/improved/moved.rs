@@ -47,6 +47,27 @@ pub struct MovedRows {
 
 /// The sitting horizon and the sitting gap in buckets: "within s seconds"
 /// is "within s / B buckets", rounded down (buckets are multiples of B).
+/// Sorted `(address, item)` pairs as groups: the addresses, where each
+/// address's items begin in the third list (one more entry than addresses,
+/// the last the end), and the items, so that the items of `ips[i]` are
+/// `by_ip[ip_from[i]..ip_from[i + 1]]`.
+pub(crate) fn groups(pairs: &[(IpId, u32)]) -> (Vec<IpId>, Vec<u32>, Vec<u32>) {
+    let (mut ips, mut ip_from, mut by_ip) = (Vec::new(), vec![0], Vec::with_capacity(pairs.len()));
+    for (n, &(ip, i)) in pairs.iter().enumerate() {
+        if ips.last() != Some(&ip) {
+            if !ips.is_empty() {
+                ip_from.push(n as u32);
+            }
+            ips.push(ip);
+        }
+        by_ip.push(i);
+    }
+    if !ips.is_empty() {
+        ip_from.push(pairs.len() as u32);
+    }
+    (ips, ip_from, by_ip)
+}
+
 fn reach(bs: i64) -> (i64, i64) {
     (
         SITTING_SECONDS.max(bs) / bs,
@@ -106,19 +127,7 @@ impl MovedRows {
             .collect();
         pairs.sort_unstable();
         pairs.dedup();
-        self.ip_from.push(0);
-        for (n, &(ip, i)) in pairs.iter().enumerate() {
-            if self.ips.last() != Some(&ip) {
-                if !self.ips.is_empty() {
-                    self.ip_from.push(n as u32);
-                }
-                self.ips.push(ip);
-            }
-            self.by_ip.push(i);
-        }
-        if !self.ips.is_empty() {
-            self.ip_from.push(pairs.len() as u32);
-        }
+        (self.ips, self.ip_from, self.by_ip) = groups(&pairs);
     }
 
     /// The buckets that begin a sitting.

@@ -103,16 +103,7 @@ impl MoveIndex {
             .map(|(i, m)| (m.1, i as u32))
             .collect();
         pairs.sort_unstable();
-        for (n, &(ip, i)) in pairs.iter().enumerate() {
-            if self.ips.last() != Some(&ip) {
-                if !self.ips.is_empty() {
-                    self.ip_from.push(n as u32);
-                }
-                self.ips.push(ip);
-            }
-            self.by_ip.push(i);
-        }
-        self.ip_from.push(pairs.len() as u32);
+        (self.ips, self.ip_from, self.by_ip) = crate::improved::moved::groups(&pairs);
     }
 
     /// The moves (indexes) from the `i`-th address.
