@@ -70,16 +70,6 @@ fn inserts(table: &str, lines: &[String]) -> Vec<String> {
         .collect()
 }
 
-fn moves_in(lines: &[String]) -> i64 {
-    lines
-        .iter()
-        .filter(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            v["username"].is_string() && v["ip"].is_string()
-        })
-        .count() as i64
-}
-
 fn stored_moves(url: &str) -> i64 {
     block_on(async {
         let store = schema::store::Store::open(url).await.unwrap();

@@ -378,3 +378,14 @@ pub fn report_of_lines(db: &TestDb, lines: &[String]) -> serde_json::Value {
     ];
     serde_json::from_str(&db.ok(&args)).expect("a JSON report")
 }
+
+/// Moves among log lines: records with both a username and an IP.
+pub fn moves_in(lines: &[String]) -> i64 {
+    lines
+        .iter()
+        .filter(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["username"].is_string() && v["ip"].is_string()
+        })
+        .count() as i64
+}

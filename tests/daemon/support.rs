@@ -17,17 +17,6 @@ pub fn sample() -> Vec<String> {
         .collect()
 }
 
-/// Moves among log lines: records with both a username and an IP.
-pub fn moves_in(lines: &[String]) -> i64 {
-    lines
-        .iter()
-        .filter(|l| {
-            let v: Value = serde_json::from_str(l).unwrap();
-            v["username"].is_string() && v["ip"].is_string()
-        })
-        .count() as i64
-}
-
 /// What the store holds: its moves, its source marks of files, and whether
 /// its latest scan of season 1 is whole.
 pub struct StoreState {
