@@ -297,3 +297,70 @@ fn season_games_are_found_by_prefix_sqlite() {
 fn season_games_are_found_by_prefix_postgres() {
     season_games_are_found_by_prefix(Backend::Postgres);
 }
+
+/// Improved mode's move times, read a day at a time as JSON built by the
+/// database, are every stored move's (username, time, ip): names that need
+/// escaping, identical moves, moves on day edges and in another site.
+fn move_times_are_every_move(backend: Backend) {
+    let db = TestDb::new(backend);
+    let names = [
+        "plain",
+        "quo\"te",
+        "back\\slash",
+        "tab\there",
+        "ctl\u{1}x",
+        "émoji🎲",
+        "a,b",
+    ];
+    let ips = ["10.0.0.1", "", "2001:db8::1", "we\"ird\\ip"];
+    let mut log = String::new();
+    for (k, name) in names.iter().enumerate() {
+        for day in 0..3 {
+            // Midnight, the second before and the second after.
+            for (j, t) in ["00:00:00", "23:59:59", "00:00:01"].iter().enumerate() {
+                let ip = ips[(k + day + j) % ips.len()];
+                let line = serde_json::json!({
+                    "username": name, "game": "4pLeague_S1_1", "ip": ip,
+                    "timestamp_utc": format!("2015-05-0{} {t}", day + 1),
+                });
+                log.push_str(&format!("{line}\n"));
+            }
+        }
+    }
+    // An identical move twice: two stored moves.
+    let twice = r#"{"username": "plain", "game": "4pLeague_S1_1", "timestamp_utc": "2015-05-02 12:00:00", "ip": "10.0.0.1"}"#;
+    log.push_str(&format!("{twice}\n{twice}\n"));
+    let path = db.dir.path().join("odd.jsonl");
+    std::fs::write(&path, &log).unwrap();
+    db.ok(&["ingest", path.to_str().unwrap()]);
+    db.ok(&["--site", "other", "ingest", path.to_str().unwrap()]);
+    block_on(async {
+        let store = Store::open(&db.url).await.expect("open");
+        let mut every = Vec::new();
+        let n = store
+            .for_each_move(false, |m| every.push((m.username, m.timestamp, m.ip)))
+            .await
+            .unwrap();
+        assert_eq!(n as usize, names.len() * 9 + 2);
+        let mut times = Vec::new();
+        let m = store
+            .for_each_move_time(|u, t, ip| times.push((u.to_owned(), t, ip.to_owned())))
+            .await
+            .unwrap();
+        assert_eq!(m, n);
+        every.sort();
+        times.sort();
+        assert_eq!(times, every);
+        store.close().await;
+    });
+}
+
+#[test]
+fn move_times_are_every_move_sqlite() {
+    move_times_are_every_move(Backend::Sqlite);
+}
+
+#[test]
+fn move_times_are_every_move_postgres() {
+    move_times_are_every_move(Backend::Postgres);
+}

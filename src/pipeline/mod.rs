@@ -71,9 +71,7 @@ pub async fn move_times(
 ) -> Result<scoring::improved::MoveTimes> {
     let mut times = scoring::improved::MoveTimes::new(segments);
     store
-        .for_each_move(false, |m| {
-            times.push(segments, &m.username, m.timestamp, &m.ip)
-        })
+        .for_each_move_time(|username, t, ip| times.push(segments, username, t, ip))
         .await?;
     Ok(times.finish())
 }
