@@ -25,6 +25,11 @@
 //! - `scan-modes` (only when named in `--stages`): the `scan` stage in
 //!   reference and in improved mode on the same segments, best of three
 //!   each, and the ratio of improved to reference;
+//! - `store-modes` (only when named in `--stages`): `detect scan` in
+//!   reference and in improved mode, end to end on a store (load the
+//!   segments, read the move times in improved mode, score, save), each
+//!   run on a fresh copy of a store ingested once for this stage, best of
+//!   three each, and the ratio of improved to reference;
 //! - `reference` (only with `--reference PATH`): the reference script on the
 //!   same file.
 //!
@@ -82,9 +87,8 @@ fn main() {
                     continue;
                 }
                 let outcome = match stage.as_str() {
-                    "report" | "ingest" | "ingest-again" | "scan-store" | "tick" => {
-                        external(stage, &detect, &file, &opts)
-                    }
+                    "report" | "ingest" | "ingest-again" | "scan-store" | "tick"
+                    | "store-modes" => external(stage, &detect, &file, &opts),
                     "reference" => match &opts.reference {
                         Some(script) => reference(script, &file),
                         None => continue,
