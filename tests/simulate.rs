@@ -120,3 +120,55 @@ fn demo_runs_end_to_end() {
         .unwrap();
     assert!(precision > 0.5, "{line}");
 }
+
+/// Improved mode reads each move's second beside the segments, in the same
+/// one read of the log: a report from standard input (which cannot be read
+/// twice) is the report from the file, in time order or not.
+#[test]
+fn improved_reports_read_standard_input_once() {
+    let db = TestDb::new(Backend::Sqlite);
+    let world = db.dir.path().join("world");
+    db.ok(&[
+        "simulate",
+        "--seed",
+        "5",
+        "--players",
+        "80",
+        "--days",
+        "8",
+        "--cliques",
+        "4",
+        "--out",
+        world.to_str().unwrap(),
+    ]);
+    let log = std::fs::read_to_string(world.join("moves.jsonl")).unwrap();
+    // The same moves out of time order: every second line first.
+    let lines: Vec<&str> = log.lines().collect();
+    let shuffled: String = lines
+        .iter()
+        .step_by(2)
+        .chain(lines.iter().skip(1).step_by(2))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let shuffled_path = db.dir.path().join("shuffled.jsonl");
+    std::fs::write(&shuffled_path, &shuffled).unwrap();
+    let report = [
+        "report", "--season", "1", "--mode", "improved", "--format", "csv", "--all", "--input",
+    ];
+    let path = world.join("moves.jsonl");
+    let from_file = db.ok(&[&report[..], &[path.to_str().unwrap()]].concat());
+    assert!(from_file.lines().count() > 10, "{from_file}");
+    let stdout = |out: std::process::Output| {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let args = [&report[..], &["-"]].concat();
+    assert_eq!(stdout(db.run_stdin(&args, log.as_bytes())), from_file);
+    assert_eq!(stdout(db.run_stdin(&args, shuffled.as_bytes())), from_file);
+    let from_shuffled = db.ok(&[&report[..], &[shuffled_path.to_str().unwrap()]].concat());
+    assert_eq!(from_shuffled, from_file);
+}

@@ -46,19 +46,19 @@ pub async fn run_report(db: &crate::pipeline::Db, args: ReportArgs) -> Result<()
             (None, None) => "^4pLeague_".to_owned(),
         };
         let season = Season::new(number, None, None, Some(games))?;
-        let segments = pipeline::segments_from_files(
-            &args.input,
-            params.bucket_seconds,
-            args.reference_order,
-            &args.limits.limits()?,
-        )?;
-        let times = match params.mode {
-            schema::Mode::Improved => Some(pipeline::move_times_from_files(
-                &args.input,
-                &segments,
-                &args.limits.limits()?,
-            )?),
-            schema::Mode::Reference => None,
+        let (files, limits) = (&args.input, &args.limits.limits()?);
+        let (bucket, order) = (params.bucket_seconds, args.reference_order);
+        // Improved mode's move times come from the same one read of the logs.
+        let (segments, times) = match params.mode {
+            schema::Mode::Improved => {
+                let (segments, times) =
+                    pipeline::segments_and_times_from_files(files, bucket, order, limits)?;
+                (segments, Some(times))
+            }
+            schema::Mode::Reference => (
+                pipeline::segments_from_files(files, bucket, order, limits)?,
+                None,
+            ),
         };
         let bar = crate::ui::spinner("scoring");
         // The pseudonyms walk every segment once: beside the scoring, on

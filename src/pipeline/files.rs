@@ -5,6 +5,7 @@ use anyhow::Result;
 use ingest::ranges::{json_ranges, lines_before, open_log_range};
 use ingest::{open_log_with, Limits, ReadError, Segmenter};
 use schema::{Names, Segments};
+use scoring::improved::MoveTimes;
 use std::ops::Range;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
@@ -23,12 +24,50 @@ pub fn segments_from_files(
     reference_order: bool,
     limits: &Limits,
 ) -> Result<Segments> {
+    read_segments(files, bucket_seconds, reference_order, limits, None)
+}
+
+/// [`segments_from_files`] and every move's second and address beside them
+/// (improved mode), from the same one read of the logs: standard input
+/// cannot be read twice.
+pub fn segments_and_times_from_files(
+    files: &[String],
+    bucket_seconds: i64,
+    reference_order: bool,
+    limits: &Limits,
+) -> Result<(Segments, MoveTimes)> {
+    let mut times = MoveTimes::default();
+    let segments = read_segments(
+        files,
+        bucket_seconds,
+        reference_order,
+        limits,
+        Some(&mut times),
+    )?;
+    let times = times.finish_for(&segments);
+    Ok((segments, times))
+}
+
+/// Segments, and the move times into `times` when given (on the first read
+/// only: a log out of time order is read again for its segments alone).
+fn read_segments(
+    files: &[String],
+    bucket_seconds: i64,
+    reference_order: bool,
+    limits: &Limits,
+    mut times: Option<&mut MoveTimes>,
+) -> Result<Segments> {
     let keep = !reference_order && files.iter().any(|f| f == "-");
     let mut seg = Segmenter::new(bucket_seconds);
     let mut kept: Vec<Compact> = Vec::new();
     let mut latest = i64::MIN;
     let mut in_order = true;
     let tables = read_moves(files, limits, |chunk| {
+        if let Some(times) = times.as_deref_mut() {
+            for m in chunk {
+                times.push_ids(m.user, m.timestamp, m.ip);
+            }
+        }
         for m in chunk {
             in_order &= m.timestamp >= latest;
             latest = latest.max(m.timestamp);

@@ -2,7 +2,7 @@
 //! scan. Commands and the daemon are thin layers over these steps.
 
 use anyhow::{bail, Result};
-use ingest::{open_log_with, Limits};
+
 use schema::season::seasons_in_game_names;
 use schema::store::Store;
 mod cut;
@@ -13,7 +13,7 @@ mod scan;
 pub use cut::{
     cut_segments, cut_segments_in_pages, update_segments, update_segments_in_pages, Cut, CUT_PAGE,
 };
-pub use files::segments_from_files;
+pub use files::{segments_and_times_from_files, segments_from_files};
 pub use into_store::{ingest_file, read_log_into, spinner, IngestSummary, BAD_LINES_LISTED};
 pub use scan::{
     current_scan, rethreshold, scan, scan_is_current, scan_segments, scan_whole, Rescanned, Scanned,
@@ -73,25 +73,6 @@ pub async fn move_times(
     store
         .for_each_move_time(|username, t, ip| times.push(segments, username, t, ip))
         .await?;
-    Ok(times.finish())
-}
-
-/// The moves' seconds and addresses from logs already cut into `segments`
-/// (read again: `detect report --input` in improved mode).
-pub fn move_times_from_files(
-    files: &[String],
-    segments: &Segments,
-    limits: &Limits,
-) -> Result<scoring::improved::MoveTimes> {
-    let mut times = scoring::improved::MoveTimes::new(segments);
-    for path in files {
-        let mut reader = open_log_with(path, limits)?;
-        while let Some(line) = reader.next_ref() {
-            if let (_, Some(m)) = line? {
-                times.push(segments, &m.username, m.timestamp, &m.ip);
-            }
-        }
-    }
     Ok(times.finish())
 }
 

@@ -56,6 +56,25 @@ impl MoveTimes {
         }
     }
 
+    /// Adds one move by ids: those the names will have in the [`Segments`]
+    /// it is read beside, while a reader is still interning them (the list
+    /// of accounts grows as they come). Finish with [`MoveTimes::finish_for`].
+    pub fn push_ids(&mut self, user: UserId, t: Epoch, ip: IpId) {
+        let u = user as usize;
+        if u >= self.by_user.len() {
+            self.by_user.resize_with(u + 1, Vec::new);
+        }
+        self.by_user[u].push((t, ip));
+    }
+
+    /// Sorts every account's moves and makes room for every account of
+    /// `segments`, as [`MoveTimes::new`] would have.
+    pub fn finish_for(mut self, segments: &Segments) -> Self {
+        let n = segments.users.len().max(self.by_user.len());
+        self.by_user.resize_with(n, Vec::new);
+        self.finish()
+    }
+
     /// Sorts every account's moves (call once after the last push).
     pub fn finish(mut self) -> Self {
         for list in &mut self.by_user {
