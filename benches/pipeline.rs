@@ -19,6 +19,8 @@
 //! - `scan`: score every candidate pair of the season from in-memory
 //!   segments (pairs per second, scan alone);
 //! - `report`: `detect report --input FILE --format csv --all`, end to end;
+//! - `report-improved` (only when named in `--stages`): the same in
+//!   improved mode;
 //! - `scan-store`: `detect scan` on the store the `ingest` stage filled;
 //! - `tick`: then the world's last 1,000 moves a day later ingested into
 //!   that store and the season scanned again, what a daemon tick does;
@@ -87,8 +89,8 @@ fn main() {
                     continue;
                 }
                 let outcome = match stage.as_str() {
-                    "report" | "ingest" | "ingest-again" | "scan-store" | "tick"
-                    | "store-modes" => external(stage, &detect, &file, &opts),
+                    "report" | "report-improved" | "ingest" | "ingest-again" | "scan-store"
+                    | "tick" | "store-modes" => external(stage, &detect, &file, &opts),
                     "reference" => match &opts.reference {
                         Some(script) => reference(script, &file),
                         None => continue,
@@ -114,7 +116,7 @@ fn main() {
                 .map(|f| format!("{:6.2}x floor", o.seconds / f))
                 .unwrap_or_default();
             println!(
-                "{:<12} {:>8.3} s  {:>11.0} moves/s  peak {:>7.0} MB  {ratio}  {}",
+                "{:<15} {:>8.3} s  {:>11.0} moves/s  peak {:>7.0} MB  {ratio}  {}",
                 stage,
                 o.seconds,
                 per_sec,
@@ -127,7 +129,10 @@ fn main() {
 
 /// Stages cheap enough to repeat (best of `--repeat`).
 fn repeatable(stage: &str) -> bool {
-    matches!(stage, "floor" | "parse" | "segment" | "scan" | "report")
+    matches!(
+        stage,
+        "floor" | "parse" | "segment" | "scan" | "report" | "report-improved"
+    )
 }
 
 pub struct Options {

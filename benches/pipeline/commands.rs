@@ -23,6 +23,9 @@ pub fn external(stage: &str, detect: &Path, file: &Path, opts: &Options) -> Opti
     let f = file.to_str().unwrap();
     let args: Vec<String> = match stage {
         "report" => vec!["report", "--input", f, "--format", "csv", "--all"],
+        "report-improved" => vec![
+            "report", "--input", f, "--format", "csv", "--all", "--mode", "improved",
+        ],
         "ingest" => {
             for ext in ["", "-wal", "-shm"] {
                 let _ = std::fs::remove_file(format!("{}{ext}", store.display()));
