@@ -300,7 +300,8 @@ fn season_games_are_found_by_prefix_postgres() {
 
 /// Improved mode's move times, read a day at a time as JSON built by the
 /// database, are every stored move's (username, time, ip): names that need
-/// escaping, identical moves, moves on day edges and in another site.
+/// escaping, identical moves, moves on day edges, years apart and in
+/// another site.
 fn move_times_are_every_move(backend: Backend) {
     let db = TestDb::new(backend);
     let names = [
@@ -330,6 +331,9 @@ fn move_times_are_every_move(backend: Backend) {
     // An identical move twice: two stored moves.
     let twice = r#"{"username": "plain", "game": "4pLeague_S1_1", "timestamp_utc": "2015-05-02 12:00:00", "ip": "10.0.0.1"}"#;
     log.push_str(&format!("{twice}\n{twice}\n"));
+    // Twelve years before the rest: read without walking the days between.
+    let early = r#"{"username": "early", "game": "4pLeague_S1_1", "timestamp_utc": "2003-01-01 12:00:00", "ip": "10.0.0.9"}"#;
+    log.push_str(&format!("{early}\n"));
     let path = db.dir.path().join("odd.jsonl");
     std::fs::write(&path, &log).unwrap();
     db.ok(&["ingest", path.to_str().unwrap()]);
@@ -341,7 +345,7 @@ fn move_times_are_every_move(backend: Backend) {
             .for_each_move(false, |m| every.push((m.username, m.timestamp, m.ip)))
             .await
             .unwrap();
-        assert_eq!(n as usize, names.len() * 9 + 2);
+        assert_eq!(n as usize, names.len() * 9 + 3);
         let mut times = Vec::new();
         let m = store
             .for_each_move_time(|u, t, ip| times.push((u.to_owned(), t, ip.to_owned())))

@@ -109,38 +109,14 @@ impl Store {
     /// left out and reported once, as in [`Store::for_each_move`]; the game
     /// is not read, so its own part of the rule is not checked here.
     pub async fn for_each_move_time(&self, mut each: impl FnMut(&str, Epoch, &str)) -> Result<u64> {
-        let range = sqlx::query("SELECT MIN(ts), MAX(ts) FROM moves WHERE site = $1")
-            .bind(self.site.to_string())
-            .fetch_one(&self.pool)
-            .await?;
-        let (Some(first), Some(last)) = (
-            range.try_get::<Option<i64>, _>(0)?,
-            range.try_get::<Option<i64>, _>(1)?,
-        ) else {
-            return Ok(0);
-        };
-        let sql = match self.backend {
-            Backend::Sqlite => {
-                "SELECT json_group_array(json_array(username, ip, ts)) FROM moves \
-                 WHERE site = $1 AND ts >= $2 AND ts < $3"
-            }
-            Backend::Postgres => {
-                "SELECT json_agg(json_build_array(username, ip, ts))::text FROM moves \
-                 WHERE site = $1 AND ts >= $2 AND ts < $3"
-            }
-        };
         let (mut n, mut bad) = (0u64, 0u64);
         let mut first_bad = None;
-        let mut from = first;
-        while from <= last {
+        // Day by day from each day's first move, so a gap of years between
+        // two moves costs one query.
+        let mut after = Epoch::MIN;
+        while let Some(from) = self.first_move_time(after).await? {
             let to = from.saturating_add(crate::SECONDS_PER_DAY);
-            let day: Option<String> = sqlx::query(sql)
-                .bind(self.site.to_string())
-                .bind(from)
-                .bind(to)
-                .fetch_one(&self.pool)
-                .await?
-                .try_get(0)?;
+            let day = self.move_times_json(from, to).await?;
             let moves: Vec<MoveTime> = serde_json::from_str(day.as_deref().unwrap_or("[]"))
                 .map_err(|e| StoreError::Corrupt(format!("stored move times: {e}")))?;
             for m in moves {
@@ -152,7 +128,7 @@ impl Store {
                 each(&m.0, m.2, &m.1);
                 n += 1;
             }
-            from = to;
+            after = to;
         }
         if let Some(first) = first_bad {
             tracing::warn!(
@@ -162,6 +138,41 @@ impl Store {
             );
         }
         Ok(n)
+    }
+
+    /// The time of the site's first move at or after `after`, by the
+    /// site-and-time index.
+    async fn first_move_time(&self, after: Epoch) -> Result<Option<Epoch>> {
+        Ok(
+            sqlx::query("SELECT MIN(ts) FROM moves WHERE site = $1 AND ts >= $2")
+                .bind(self.site.to_string())
+                .bind(after)
+                .fetch_one(&self.pool)
+                .await?
+                .try_get(0)?,
+        )
+    }
+
+    /// The site's moves in `[from, to)` as one JSON array of
+    /// `[username, ip, ts]` (`None`: none, on PostgreSQL).
+    async fn move_times_json(&self, from: Epoch, to: Epoch) -> Result<Option<String>> {
+        let sql = match self.backend {
+            Backend::Sqlite => {
+                "SELECT json_group_array(json_array(username, ip, ts)) FROM moves \
+                 WHERE site = $1 AND ts >= $2 AND ts < $3"
+            }
+            Backend::Postgres => {
+                "SELECT json_agg(json_build_array(username, ip, ts))::text FROM moves \
+                 WHERE site = $1 AND ts >= $2 AND ts < $3"
+            }
+        };
+        Ok(sqlx::query(sql)
+            .bind(self.site.to_string())
+            .bind(from)
+            .bind(to)
+            .fetch_one(&self.pool)
+            .await?
+            .try_get(0)?)
     }
 
     /// Distinct game names of the site, for inferring seasons.
