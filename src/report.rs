@@ -156,10 +156,7 @@ pub fn write_text(
         p.threshold
     )?;
     if p.mode == schema::Mode::Improved {
-        writeln!(
-            out,
-            "Similarities are calibrated: on simulated seasons, about that share of pairs scoring so were one person."
-        )?;
+        writeln!(out, "{}", scoring::improved::CALIBRATED)?;
     }
     writeln!(out)?;
     writeln!(out, "  participants      {}", s.participants)?;

@@ -272,6 +272,11 @@ async fn moderators_work_in_a_real_browser() {
         .await
         .unwrap();
     c.wait().for_element(Locator::Id("cliques")).await.unwrap();
+    let scan = text_of(&c, "#scan").await;
+    assert!(
+        scan.contains("reference mode") && !scan.contains("calibrated"),
+        "{scan}"
+    );
     let cliques = text_of(&c, "#cliques").await;
     assert!(
         cliques.contains(HOSTILE_A) && cliques.contains(HOSTILE_B),
@@ -471,6 +476,13 @@ async fn moderators_work_in_a_real_browser() {
     }
     assert!(audit.contains(HOSTILE_B));
     assert_clean(&c, &ips, true).await;
+
+    // An improved scan says so, and what its similarities mean.
+    db.ok(&["scan", "--season", "1", "--mode", "improved"]);
+    c.goto(&format!("{base}/season/1")).await.unwrap();
+    let scan = text_of(&c, "#scan").await;
+    assert!(scan.contains("improved mode"), "{scan}");
+    assert!(scan.contains(scoring::improved::CALIBRATED), "{scan}");
     c.close().await.unwrap();
 
     // Only the one household verdict was stored, on the whole clique.

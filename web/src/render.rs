@@ -73,6 +73,16 @@ pub fn sim(x: f64) -> String {
     format!("{x:.4}")
 }
 
+/// A scan as the pages name it: number, time and mode.
+pub fn scanned(scan: &schema::store::StoredScan) -> String {
+    format!(
+        "scan #{} of {}, {} mode",
+        scan.id,
+        when(scan.created_at),
+        scan.result.params.mode.as_str()
+    )
+}
+
 /// UTC epoch seconds as `YYYY-MM-DD hh:mm UTC`.
 pub fn when(t: i64) -> String {
     chrono::DateTime::from_timestamp(t, 0)

@@ -95,6 +95,11 @@ pub const MODEL: Model = Model {
 /// score of 0.5 reads "more likely one person than two".
 pub const DEFAULT_THRESHOLD: f64 = 0.5;
 
+/// What an improved-mode similarity means, in the words every report
+/// (text, web) prints beside an improved scan.
+pub const CALIBRATED: &str =
+    "Similarities are calibrated: on simulated seasons, about that share of pairs scoring so were one person.";
+
 /// The reference similarity of an outcome, in (0, 1).
 fn reference(o: &PairOutcome) -> f64 {
     o.similarity()

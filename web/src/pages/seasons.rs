@@ -3,7 +3,7 @@
 
 use super::{latest_scan, AccountLink, VerdictRow};
 use crate::auth::SignedIn;
-use crate::render::{clique_href, page, pair_href, sim, when, Me};
+use crate::render::{clique_href, page, pair_href, scanned, sim, Me};
 use crate::{AppState, WebError};
 use askama::Template;
 use axum::extract::{Path, State};
@@ -32,7 +32,7 @@ pub async fn index(State(state): State<AppState>, me: SignedIn) -> Result<Html<S
         seasons.push(SeasonRow {
             number,
             href: format!("/season/{number}"),
-            scanned: format!("scan #{} of {}", scan.id, when(scan.created_at)),
+            scanned: scanned(&scan),
             participants: scan.result.participants,
             flagged_pairs: scoring::both_ways(&scan.result, false).len(),
             cliques: scan.result.cliques.len(),
@@ -71,6 +71,8 @@ pub struct SeasonPage {
     pub me: Me,
     pub number: u32,
     pub scanned: String,
+    /// What the similarities mean, for an improved scan.
+    pub calibrated: Option<&'static str>,
     pub threshold: f64,
     pub participants: usize,
     pub candidate_pairs: usize,
@@ -139,7 +141,9 @@ pub async fn season(
     page(&SeasonPage {
         me: me.me(),
         number,
-        scanned: format!("scan #{} of {}", scan.id, when(scan.created_at)),
+        scanned: scanned(&scan),
+        calibrated: (result.params.mode == schema::Mode::Improved)
+            .then_some(scoring::improved::CALIBRATED),
         threshold: t,
         participants: result.participants,
         candidate_pairs: result.candidate_pairs,
