@@ -2,7 +2,8 @@
 many accounts the owner plays (the careful multi-accounter of 2-3 accounts,
 or more), by whether the two accounts are next to each other in the owner's
 order (30-90 minutes apart) or further apart, and how many pairs were found
-only as timing pairs (never on one address on one day).
+only as timing pairs (never on one address on one day); then by clique,
+as a moderator sees them.
    careful.py DIR SEED...   (DIR/s{seed}/improved.json and truth.json from gen.sh)"""
 import collections
 import sys
@@ -37,3 +38,31 @@ for size in ("2-3 accounts", "4 or more accounts", "all"):
         if n[key + ("pairs",)]:
             t, f = n[key + ("pairs",)], n[key + ("found",)]
             print(f"| {size} | {near} | {t} | {f} | {n[key + ('timing',)]} | {f / t:.3f} |")
+
+# Cliques: flags are per pair, a moderator sees cliques. Pairs whose two
+# accounts end in one clique, and accounts in a clique with another account
+# of their owner.
+import json
+c = collections.Counter()
+for s in seeds:
+    report = json.load(open(f"{d}/s{s}/improved.json"))
+    truth = json.load(open(f"{d}/s{s}/truth.json"))
+    clique_of = {m: i for i, q in enumerate(report["cliques"]) for m in q["members"]}
+    for g in truth["groups"]:
+        if g["style"] != "cautious":
+            continue
+        acc = g["accounts"]
+        size = "2-3 accounts" if len(acc) <= 3 else "4 or more accounts"
+        together = lambda a, b: a in clique_of and clique_of.get(b) == clique_of[a]
+        for i, a in enumerate(acc):
+            c[size, "accounts"] += 1
+            c[size, "with another"] += any(together(a, b) for b in acc if b != a)
+            for b in acc[i + 1:]:
+                c[size, "pairs"] += 1
+                c[size, "pairs in one clique"] += together(a, b)
+print()
+print("| owner | pairs in one clique | accounts in a clique with another of their owner |")
+print("|---|---|---|")
+for size in ("2-3 accounts", "4 or more accounts"):
+    print(f"| {size} | {c[size, 'pairs in one clique']}/{c[size, 'pairs']} "
+          f"| {c[size, 'with another']}/{c[size, 'accounts']} |")
