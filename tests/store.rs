@@ -348,7 +348,7 @@ fn move_times_are_every_move(backend: Backend) {
         assert_eq!(n as usize, names.len() * 9 + 3);
         let mut times = Vec::new();
         let m = store
-            .for_each_move_time(|u, t, ip| times.push((u.to_owned(), t, ip.to_owned())))
+            .for_each_move_time(|u, t, ip, _| times.push((u.to_owned(), t, ip.to_owned())))
             .await
             .unwrap();
         assert_eq!(m, n);

@@ -124,3 +124,41 @@ fn move_times_keep_the_season_and_known_names_only() {
     let late = Season::new(1, Some(150), Some(600), None).expect("season");
     assert_eq!(times.in_season(1, &late), &[(500, ip(2))]);
 }
+
+/// A keyed store's addresses are hashes: their networks come from what the
+/// store recorded beside them (`moves.net`), so a key changes no network.
+#[test]
+fn networks_of_hashed_addresses_come_from_the_store() {
+    let mut segs = world("M1", "M2", 0, 1);
+    let hashed: Vec<u32> = ["ipk_1", "ipk_2", "ipk_3", "ipk_4"]
+        .iter()
+        .map(|s| segs.ips.intern(s))
+        .collect();
+    let mut times = MoveTimes::new(&segs);
+    // ipk_1 and ipk_2 in one network, ipk_3 in another, ipk_4 unknown.
+    for (k, net) in [
+        (1, Some("netk_a")),
+        (2, Some("netk_a")),
+        (3, Some("netk_b")),
+        (4, None),
+    ] {
+        times.push_with_network(&segs, "b", 100 * k, &format!("ipk_{k}"), net);
+    }
+    // A second sighting does not move an address to another network.
+    times.push_with_network(&segs, "b", 900, "ipk_1", Some("netk_b"));
+    let times = times.finish();
+    let season = Season::inferred(1);
+    let cx = Context::new(&segs, &season, &times);
+    let [one, two, three, four] = hashed[..] else {
+        panic!()
+    };
+    assert!(cx.same_network(one, two));
+    assert!(!cx.same_network(one, three));
+    assert!(!cx.same_network(three, four) && !cx.same_network(one, four));
+    assert_eq!(cx.network_key(one), cx.network_key(two));
+    assert_ne!(cx.network_key(one), cx.network_key(three));
+    // Plain addresses are read as before: 10.0.0.1 and 10.0.0.2 share a /24.
+    let ip = |n| segs.ips.get(&address(n)).expect("ip");
+    assert!(cx.same_network(ip(1), ip(2)));
+    assert!(!cx.same_network(ip(1), one));
+}

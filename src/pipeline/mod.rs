@@ -64,14 +64,17 @@ pub async fn segments_current(
 }
 
 /// Every stored move's second and address, for improved mode's hand-offs
-/// (the segments keep buckets only).
+/// (the segments keep buckets only), and each address's network as stored
+/// (all a keyed store keeps of it).
 pub async fn move_times(
     store: &Store,
     segments: &Segments,
 ) -> Result<scoring::improved::MoveTimes> {
     let mut times = scoring::improved::MoveTimes::new(segments);
     store
-        .for_each_move_time(|username, t, ip| times.push(segments, username, t, ip))
+        .for_each_move_time(|username, t, ip, net| {
+            times.push_with_network(segments, username, t, ip, net)
+        })
         .await?;
     Ok(times.finish())
 }

@@ -10,13 +10,14 @@ use sqlx::{Any, Row, Transaction};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-/// One move as [`Store::for_each_move_time`] reads it: username, ip, time
-/// (borrowed from the day's JSON unless a name holds an escape).
+/// One move as [`Store::for_each_move_time`] reads it: username, ip, time,
+/// network (borrowed from the day's JSON unless a name holds an escape).
 #[derive(serde::Deserialize)]
 struct MoveTime<'a>(
     #[serde(borrow)] Cow<'a, str>,
     #[serde(borrow)] Cow<'a, str>,
     Epoch,
+    #[serde(borrow)] Option<Cow<'a, str>>,
 );
 
 impl Store {
@@ -101,14 +102,17 @@ impl Store {
     }
 
     /// Streams the time of every stored move to `each` as (username, time,
-    /// ip), a day of moves at a time in no set order within the day: what
+    /// ip, the network stored beside the ip), a day of moves at a time in no set order within the day: what
     /// improved mode reads beside the segments. Each day comes as one row,
     /// its moves in a JSON array built by the database (which escapes what
     /// a name may hold); one row per move costs several times more, as sqlx
     /// hands every row over a channel. Rows that break the record rule are
     /// left out and reported once, as in [`Store::for_each_move`]; the game
     /// is not read, so its own part of the rule is not checked here.
-    pub async fn for_each_move_time(&self, mut each: impl FnMut(&str, Epoch, &str)) -> Result<u64> {
+    pub async fn for_each_move_time(
+        &self,
+        mut each: impl FnMut(&str, Epoch, &str, Option<&str>),
+    ) -> Result<u64> {
         let (mut n, mut bad) = (0u64, 0u64);
         let mut first_bad = None;
         // Day by day from each day's first move, so a gap of years between
@@ -125,7 +129,7 @@ impl Store {
                     first_bad.get_or_insert(v);
                     continue;
                 }
-                each(&m.0, m.2, &m.1);
+                each(&m.0, m.2, &m.1, m.3.as_deref());
                 n += 1;
             }
             after = to;
@@ -154,15 +158,15 @@ impl Store {
     }
 
     /// The site's moves in `[from, to)` as one JSON array of
-    /// `[username, ip, ts]` (`None`: none, on PostgreSQL).
+    /// `[username, ip, ts, net]` (`None`: none, on PostgreSQL).
     async fn move_times_json(&self, from: Epoch, to: Epoch) -> Result<Option<String>> {
         let sql = match self.backend {
             Backend::Sqlite => {
-                "SELECT json_group_array(json_array(username, ip, ts)) FROM moves \
+                "SELECT json_group_array(json_array(username, ip, ts, net)) FROM moves \
                  WHERE site = $1 AND ts >= $2 AND ts < $3"
             }
             Backend::Postgres => {
-                "SELECT json_agg(json_build_array(username, ip, ts))::text FROM moves \
+                "SELECT json_agg(json_build_array(username, ip, ts, net))::text FROM moves \
                  WHERE site = $1 AND ts >= $2 AND ts < $3"
             }
         };

@@ -97,7 +97,7 @@ impl<'s> Context<'s> {
             wanted[y as usize] = true;
         }
         let ((crowd, networks), (rows, own)) = rayon::join(
-            || rayon::join(|| crowd_of(segments), || networks_of(segments)),
+            || rayon::join(|| crowd_of(segments), || networks_of(segments, times)),
             || {
                 crate::season_rows(segments, season, pairs)
                     .into_par_iter()
@@ -212,13 +212,17 @@ fn crowd_of(segments: &Segments) -> FxHashMap<(i64, IpId), u32> {
     crowd
 }
 
-/// The network of each address id.
-fn networks_of(segments: &Segments) -> Vec<Option<u128>> {
+/// The network of each address id: read from the address, else as the
+/// store recorded it (a keyed store's addresses are hashes).
+fn networks_of(segments: &Segments, times: &MoveTimes) -> Vec<Option<u128>> {
     segments
         .ips
         .as_slice()
         .par_iter()
-        .map(|s| network_of(s))
+        .enumerate()
+        .map(|(ip, s)| {
+            network_of(s).or_else(|| times.network(ip as IpId).map(|n| u128::from(n) | 4 << 64))
+        })
         .collect()
 }
 

@@ -36,6 +36,12 @@ pub const TURN_SECONDS: i64 = 30 * 60;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MoveTimes {
     by_user: Vec<Vec<(Epoch, IpId)>>,
+    /// Per address id, the network the store recorded for it (`moves.net`),
+    /// numbered in order of first sight: all a keyed store keeps of an
+    /// address's network, as its addresses are hashes (see
+    /// [`MoveTimes::network`]).
+    networks: Vec<Option<u32>>,
+    network_ids: rustc_hash::FxHashMap<String, u32>,
 }
 
 impl MoveTimes {
@@ -43,17 +49,50 @@ impl MoveTimes {
     pub fn new(segments: &Segments) -> Self {
         MoveTimes {
             by_user: vec![Vec::new(); segments.users.len()],
+            ..MoveTimes::default()
         }
     }
 
     /// Adds one move; accounts or addresses the segments do not know are
     /// left out (they have no candidate pair).
     pub fn push(&mut self, segments: &Segments, user: &str, t: Epoch, ip: &str) {
-        if let (Some(u), Some(ip)) = (segments.users.get(user), segments.ips.get(ip)) {
-            if let Some(list) = self.by_user.get_mut(u as usize) {
-                list.push((t, ip));
+        self.push_with_network(segments, user, t, ip, None);
+    }
+
+    /// [`MoveTimes::push`], with the network the store recorded for the
+    /// address (`moves.net`: `None` for what is not an address).
+    pub fn push_with_network(
+        &mut self,
+        segments: &Segments,
+        user: &str,
+        t: Epoch,
+        ip: &str,
+        network: Option<&str>,
+    ) {
+        let (Some(u), Some(ip)) = (segments.users.get(user), segments.ips.get(ip)) else {
+            return;
+        };
+        if let Some(list) = self.by_user.get_mut(u as usize) {
+            list.push((t, ip));
+        }
+        if let Some(net) = network {
+            if self.networks.len() <= ip as usize {
+                self.networks
+                    .resize(segments.ips.len().max(ip as usize + 1), None);
+            }
+            if self.networks[ip as usize].is_none() {
+                let next = self.network_ids.len() as u32;
+                let id = *self.network_ids.entry(net.to_owned()).or_insert(next);
+                self.networks[ip as usize] = Some(id);
             }
         }
+    }
+
+    /// The network the store recorded for address `ip`, as a number (equal
+    /// numbers, one network): read where the address itself says nothing,
+    /// as in a keyed store, so that a key changes no score.
+    pub fn network(&self, ip: IpId) -> Option<u32> {
+        self.networks.get(ip as usize).copied().flatten()
     }
 
     /// Adds one move by ids: those the names will have in the [`Segments`]
