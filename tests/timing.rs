@@ -81,6 +81,26 @@ fn a_hidden_puppet_is_found_by_timing(backend: Backend) {
         "improved",
     ]);
     assert_eq!(all, memory);
+    // With the evidence too: the store keeps improved signals once per pair
+    // and gives the other direction its own, swapped.
+    let pairs = |args: &[&str]| {
+        let report: serde_json::Value = serde_json::from_str(&db.ok(args)).unwrap();
+        report["pairs"].clone()
+    };
+    let json = [
+        "--season", "1", "--format", "json", "--all", "--mode", "improved",
+    ];
+    let stored = pairs(&[&["report"][..], &json].concat());
+    assert!(stored.as_array().unwrap().len() > 4);
+    assert!(stored
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| p["evidence"]["signals"].is_object()));
+    assert_eq!(
+        stored,
+        pairs(&[&["report", "--input", path][..], &json].concat())
+    );
     // Reference mode never sees the pair: they shared no address.
     db.ok(&["scan", "--season", "1", "--mode", "reference"]);
     let reference = db.ok(&["report", "--season", "1", "--format", "csv", "--all"]);

@@ -12,6 +12,7 @@ pub(super) use pairs::PairFilter;
 use sqlx::Row;
 
 mod pairs;
+mod signals;
 mod users;
 
 pub use users::RescanBase;
@@ -57,13 +58,11 @@ impl Store {
         let tops: Vec<(String, Option<String>)> = result
             .pairs
             .iter()
-            .map(|p| {
-                let e = &p.evidence;
-                (
-                    serde_json::to_string(&e.top_buckets).expect("contributions serialize"),
-                    e.signals
-                        .map(|s| serde_json::to_string(&s).expect("signals serialize")),
-                )
+            .zip(signals::stored(&result.pairs))
+            .map(|(p, signals)| {
+                let top = &p.evidence.top_buckets;
+                let top = serde_json::to_string(top).expect("contributions serialize");
+                (top, signals)
             })
             .collect();
         let rows: Vec<(&PairScore, &(String, Option<String>))> =

@@ -136,11 +136,14 @@ impl Store {
                 }
             }
         }
-        q.fetch_all(&self.pool)
+        let mut pairs = q
+            .fetch_all(&self.pool)
             .await?
             .iter()
             .map(pair_of_row)
-            .collect()
+            .collect::<Result<Vec<_>>>()?;
+        super::signals::fill_from_partners(&mut pairs);
+        Ok(pairs)
     }
 
     /// A scan's cliques, members sorted.
