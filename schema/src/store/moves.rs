@@ -102,13 +102,14 @@ impl Store {
     }
 
     /// Streams the time of every stored move to `each` as (username, time,
-    /// ip, the network stored beside the ip), a day of moves at a time in no set order within the day: what
-    /// improved mode reads beside the segments. Each day comes as one row,
-    /// its moves in a JSON array built by the database (which escapes what
-    /// a name may hold); one row per move costs several times more, as sqlx
-    /// hands every row over a channel. Rows that break the record rule are
-    /// left out and reported once, as in [`Store::for_each_move`]; the game
-    /// is not read, so its own part of the rule is not checked here.
+    /// ip, the network stored beside the ip), a day of moves at a time in
+    /// no set order within the day: what improved mode reads beside the
+    /// segments. Each day comes as one row, its moves in a JSON array built
+    /// by the database (which escapes what a name may hold); one row per
+    /// move costs several times more, as sqlx hands every row over a
+    /// channel. Rows that break the record rule are left out and reported
+    /// once, as in [`Store::for_each_move`]; the game is not read, so its
+    /// own part of the rule is not checked here.
     pub async fn for_each_move_time(
         &self,
         mut each: impl FnMut(&str, Epoch, &str, Option<&str>),
