@@ -20,6 +20,35 @@ struct MoveTime<'a>(
     #[serde(borrow)] Option<Cow<'a, str>>,
 );
 
+/// Stored moves that break the record rule (stored by an older version),
+/// counted as a read leaves them out and reported once.
+#[derive(Default)]
+struct BadRows {
+    count: u64,
+    first: Option<crate::rules::Violation>,
+}
+
+impl BadRows {
+    /// Whether `check` failed (then counted).
+    fn broken(&mut self, check: std::result::Result<(), crate::rules::Violation>) -> bool {
+        let Err(v) = check else { return false };
+        self.count += 1;
+        self.first.get_or_insert(v);
+        true
+    }
+
+    /// One warning with their count, if any.
+    fn warn(self) {
+        if let Some(first) = self.first {
+            tracing::warn!(
+                rows = self.count,
+                first = %first,
+                "stored moves that break the record rule were left out"
+            );
+        }
+    }
+}
+
 impl Store {
     /// Starts an ingest: nothing is visible to others until
     /// [`IngestBatch::commit`], and dropping the batch rolls it back.
@@ -74,8 +103,7 @@ impl Store {
             .bind(self.site.to_string())
             .fetch(&self.pool);
         let mut n = 0;
-        let mut bad = 0u64;
-        let mut first_bad = None;
+        let mut bad = BadRows::default();
         while let Some(row) = rows.try_next().await? {
             let m = Move {
                 username: row.try_get(0)?,
@@ -83,21 +111,13 @@ impl Store {
                 timestamp: row.try_get(2)?,
                 ip: row.try_get(3)?,
             };
-            if let Err(v) = self.limits.check_move(&m) {
-                bad += 1;
-                first_bad.get_or_insert(v);
+            if bad.broken(self.limits.check_move(&m)) {
                 continue;
             }
             each(m);
             n += 1;
         }
-        if let Some(first) = first_bad {
-            tracing::warn!(
-                rows = bad,
-                first = %first,
-                "stored moves that break the record rule were left out"
-            );
-        }
+        bad.warn();
         Ok(n)
     }
 
@@ -114,8 +134,7 @@ impl Store {
         &self,
         mut each: impl FnMut(&str, Epoch, &str, Option<&str>),
     ) -> Result<u64> {
-        let (mut n, mut bad) = (0u64, 0u64);
-        let mut first_bad = None;
+        let (mut n, mut bad) = (0u64, BadRows::default());
         // Day by day from each day's first move, so a gap of years between
         // two moves costs one query.
         let mut after = Epoch::MIN;
@@ -125,9 +144,7 @@ impl Store {
             let moves: Vec<MoveTime> = serde_json::from_str(day.as_deref().unwrap_or("[]"))
                 .map_err(|e| StoreError::Corrupt(format!("stored move times: {e}")))?;
             for m in moves {
-                if let Err(v) = self.limits.check(&m.0, "", m.2, &m.1) {
-                    bad += 1;
-                    first_bad.get_or_insert(v);
+                if bad.broken(self.limits.check(&m.0, "", m.2, &m.1)) {
                     continue;
                 }
                 each(&m.0, m.2, &m.1, m.3.as_deref());
@@ -135,13 +152,7 @@ impl Store {
             }
             after = to;
         }
-        if let Some(first) = first_bad {
-            tracing::warn!(
-                rows = bad,
-                first = %first,
-                "stored moves that break the record rule were left out"
-            );
-        }
+        bad.warn();
         Ok(n)
     }
 
