@@ -46,16 +46,22 @@ def fit(X, y):
     return w
 
 
-if __name__ == "__main__":
-    d, seeds = sys.argv[1], sys.argv[2:]
+def labelled(d, seeds, key):
+    """The feature rows `key` ("x": ordinary pairs, "timing": timing pairs,
+    each scored by its own model) of the seeds' pairs, and their labels."""
     X, y = [], []
     for s in seeds:
         pairs, _ = undirected(f"{d}/s{s}/improved.json", f"{d}/s{s}/truth.json")
         for p in pairs.values():
-            if p["x"] is None:
-                continue  # a timing pair: fit_timing.py
-            X.append(p["x"])
-            y.append(1 if p["label"] else 0)
+            if p[key] is not None:
+                X.append(p[key])
+                y.append(1 if p["label"] else 0)
+    return X, y
+
+
+if __name__ == "__main__":
+    d, seeds = sys.argv[1], sys.argv[2:]
+    X, y = labelled(d, seeds, "x")  # timing pairs: fit_timing.py
     w = fit(X, y)
     print(f"# {len(X)} pairs, {sum(y)} true, seeds {' '.join(seeds)}")
     print(f"intercept: {w[0]:.3f},")

@@ -3,18 +3,11 @@ timing pairs of training seeds: pairs that never shared an address on a day,
 kept because a hidden account follows the other in time.
    python3 fit_timing.py DIR SEED...   (DIR/s{seed}/improved.json and truth.json)"""
 import sys
-from features import undirected
-from fit import fit
+from fit import fit, labelled
 
 if __name__ == "__main__":
     d, seeds = sys.argv[1], sys.argv[2:]
-    X, y = [], []
-    for s in seeds:
-        pairs, _ = undirected(f"{d}/s{s}/improved.json", f"{d}/s{s}/truth.json")
-        for p in pairs.values():
-            if p["timing"] is not None:
-                X.append(p["timing"])
-                y.append(1 if p["label"] else 0)
+    X, y = labelled(d, seeds, "timing")
     w = fit(X, y)
     print(f"# {len(X)} timing pairs, {sum(y)} true, seeds {' '.join(seeds)}")
     print(f"intercept: {w[0]:.3f},")
