@@ -301,7 +301,8 @@ fn season_games_are_found_by_prefix_postgres() {
 /// Improved mode's move times, read a day at a time as JSON built by the
 /// database, are every stored move's (username, time, ip): names that need
 /// escaping, identical moves, moves on day edges, years apart and in
-/// another site.
+/// another site. Those a cut saves beside the segments are the same, after
+/// a whole cut, an extension and a reference-order cut.
 fn move_times_are_every_move(backend: Backend) {
     let db = TestDb::new(backend);
     let names = [
@@ -355,8 +356,62 @@ fn move_times_are_every_move(backend: Backend) {
         every.sort();
         times.sort();
         assert_eq!(times, every);
+        // What the cut saved beside the segments is the same.
+        assert_eq!(saved_times(&store).await, read_times(&store).await);
         store.close().await;
     });
+    // Later moves, of a known account and a new one: the segmentation is
+    // extended, and its move times with it.
+    let later = [
+        r#"{"username": "plain", "game": "4pLeague_S1_1", "timestamp_utc": "2015-05-09 12:00:00", "ip": "10.0.0.7"}"#,
+        r#"{"username": "new", "game": "4pLeague_S1_1", "timestamp_utc": "2015-05-09 12:01:00", "ip": "10.0.0.1"}"#,
+    ];
+    let path = db.dir.path().join("later.jsonl");
+    std::fs::write(&path, later.join("\n")).unwrap();
+    let out = db.ok(&["ingest", path.to_str().unwrap()]);
+    assert!(out.contains("cut onto the stored segments"), "{out}");
+    // Then cut again whole, in reference order (moves by ingest order).
+    db.ok(&["ingest", "--reference-order", path.to_str().unwrap()]);
+    block_on(async {
+        let store = Store::open(&db.url).await.expect("open");
+        let read = read_times(&store).await;
+        assert_eq!(read.len(), names.len() * 9 + 5);
+        assert_eq!(saved_times(&store).await, read);
+        store.close().await;
+    });
+}
+
+type MoveTime = (String, i64, String, Option<String>);
+
+/// The move times saved beside the segmentation of the current moves.
+async fn saved_times(store: &Store) -> Vec<MoveTime> {
+    let generation = store.moves_generation().await.unwrap();
+    let mut out = Vec::new();
+    let saved = store
+        .for_each_time_chunk(1800, generation, |user, ips, moves| {
+            for &(t, i) in moves {
+                let (ip, net) = ips[i as usize];
+                out.push((user.to_owned(), t, ip.to_owned(), net.map(str::to_owned)));
+            }
+        })
+        .await
+        .unwrap();
+    assert!(saved, "a segmentation of the current moves");
+    out.sort();
+    out
+}
+
+/// The move times read from the moves table.
+async fn read_times(store: &Store) -> Vec<MoveTime> {
+    let mut out = Vec::new();
+    store
+        .for_each_move_time(|u, t, ip, net| {
+            out.push((u.to_owned(), t, ip.to_owned(), net.map(str::to_owned)))
+        })
+        .await
+        .unwrap();
+    out.sort();
+    out
 }
 
 #[test]

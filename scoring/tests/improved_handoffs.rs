@@ -162,3 +162,39 @@ fn networks_of_hashed_addresses_come_from_the_store() {
     assert!(cx.same_network(ip(1), ip(2)));
     assert!(!cx.same_network(ip(1), one));
 }
+
+/// Moves pushed a chunk at a time, as a store keeps them beside its
+/// segments, are the moves pushed one by one: unknown accounts and
+/// addresses left out, each address's network kept, the chunk's order
+/// not the time order.
+#[test]
+fn a_chunk_of_moves_is_its_moves_one_by_one() {
+    let mut segs = world("M1", "M2", 0, 1);
+    segs.ips.intern("ipk_1");
+    let ips = [
+        ("ipk_1", Some("netk_a")),
+        ("10.9.9.9", Some("10.9.9.0/24")),
+        (address(2).as_str(), None),
+    ]
+    .map(|(ip, net)| (ip.to_owned(), net));
+    let moves = [(500, 2), (100, 0), (300, 1), (50, 0)];
+    let mut one_by_one = MoveTimes::new(&segs);
+    for &(t, i) in &moves {
+        let (ip, net) = &ips[i as usize];
+        one_by_one.push_with_network(&segs, "b", t, ip, *net);
+        one_by_one.push_with_network(&segs, "nobody", t, ip, *net);
+    }
+    let one_by_one = one_by_one.finish();
+    let mut chunked = MoveTimes::new(&segs);
+    let view: Vec<(&str, Option<&str>)> = ips.iter().map(|(ip, n)| (ip.as_str(), *n)).collect();
+    chunked.push_chunk(&segs, "b", &view, &moves);
+    chunked.push_chunk(&segs, "nobody", &view, &moves);
+    let chunked = chunked.finish();
+    assert_eq!(chunked, one_by_one);
+    let k = segs.ips.get("ipk_1").expect("ip");
+    let all = Season::inferred(1);
+    let ip2 = segs.ips.get(&address(2)).expect("ip");
+    assert_eq!(chunked.in_season(1, &all), &[(50, k), (100, k), (500, ip2)]);
+    assert!(chunked.network(k).is_some());
+    assert_eq!(chunked.network(ip2), None);
+}

@@ -69,8 +69,19 @@ pub async fn segments_current(
 pub async fn move_times(
     store: &Store,
     segments: &Segments,
+    generation: i64,
 ) -> Result<scoring::improved::MoveTimes> {
     let mut times = scoring::improved::MoveTimes::new(segments);
+    // Saved beside the segments by the cut that read the moves; else (a
+    // concurrent ingest cut them again meanwhile) read from the moves.
+    let saved = store
+        .for_each_time_chunk(segments.bucket_seconds, generation, |user, ips, moves| {
+            times.push_chunk(segments, user, ips, moves)
+        })
+        .await?;
+    if saved {
+        return Ok(times.finish());
+    }
     store
         .for_each_move_time(|username, t, ip, net| {
             times.push_with_network(segments, username, t, ip, net)

@@ -109,7 +109,14 @@ async fn whole(
     let started = std::time::Instant::now();
     let bar = crate::ui::spinner(format!("scoring season {}", season.number));
     let times = match params.mode {
-        Mode::Improved => Some(move_times(store, segments).await?),
+        Mode::Improved => {
+            let times = move_times(store, segments, generation).await?;
+            tracing::debug!(
+                ms = started.elapsed().as_millis() as u64,
+                "move times ready"
+            );
+            Some(times)
+        }
         Mode::Reference => None,
     };
     // Scoring is CPU-bound (rayon): the runtime's other tasks, signals among

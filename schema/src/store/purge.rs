@@ -59,7 +59,7 @@ impl Store {
         // whole, and the next cut starts again from the moves left.
         let mut segmentations = 0;
         if moves > 0 {
-            for table in ["segment_chunks", "user_days", "segmentation_games"] {
+            for table in super::segments::SEGMENTATION_TABLES {
                 sqlx::query(&format!("DELETE FROM {table}"))
                     .execute(&mut *tx)
                     .await?;

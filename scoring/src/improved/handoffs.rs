@@ -75,16 +75,53 @@ impl MoveTimes {
         if let Some(list) = self.by_user.get_mut(u as usize) {
             list.push((t, ip));
         }
-        if let Some(net) = network {
-            if self.networks.len() <= ip as usize {
-                self.networks
-                    .resize(segments.ips.len().max(ip as usize + 1), None);
+        self.note_network(segments, ip, network);
+    }
+
+    /// Adds some moves of one account, as a store keeps them beside its
+    /// segments: its addresses with their networks, and the moves as
+    /// (second, index into the addresses). The same as
+    /// [`MoveTimes::push_with_network`] move by move, names looked up once.
+    pub fn push_chunk(
+        &mut self,
+        segments: &Segments,
+        user: &str,
+        ips: &[(&str, Option<&str>)],
+        moves: &[(Epoch, u32)],
+    ) {
+        let Some(u) = segments.users.get(user) else {
+            return;
+        };
+        let ids: Vec<Option<IpId>> = ips.iter().map(|&(ip, _)| segments.ips.get(ip)).collect();
+        let Some(list) = self.by_user.get_mut(u as usize) else {
+            return;
+        };
+        list.extend(
+            moves
+                .iter()
+                .filter_map(|&(t, i)| Some((t, ids.get(i as usize).copied().flatten()?))),
+        );
+        for (&(_, network), id) in ips.iter().zip(&ids) {
+            if let Some(id) = *id {
+                self.note_network(segments, id, network);
             }
-            if self.networks[ip as usize].is_none() {
-                let next = self.network_ids.len() as u32;
-                let id = *self.network_ids.entry(net.to_owned()).or_insert(next);
-                self.networks[ip as usize] = Some(id);
-            }
+        }
+    }
+
+    /// Records the network the store gave address `ip`, numbered in order
+    /// of first sight.
+    fn note_network(&mut self, segments: &Segments, ip: IpId, network: Option<&str>) {
+        let Some(net) = network else {
+            return;
+        };
+        if self.networks.len() <= ip as usize {
+            self.networks
+                .resize(segments.ips.len().max(ip as usize + 1), None);
+        }
+        if self.networks[ip as usize].is_none() {
+            let next = self.network_ids.len() as u32;
+            let id = *self.network_ids.entry(net.to_owned()).or_insert(next);
+            self.networks[ip as usize] = Some(id);
         }
     }
 

@@ -1,6 +1,6 @@
 //! Segmentations: the segments of all moves for one bucket size
 //! (`segmentations`, `segment_chunks`, `user_days`,
-//! `segmentation_games`). Saved by a [`SegmentationWriter`]
+//! `segmentation_games`, and the moves' times in `move_time_chunks`). Saved by a [`SegmentationWriter`]
 //! part by part, from a whole cut or as an extension with the moves stored
 //! since (`tail.rs`); loaded whole.
 
@@ -9,8 +9,10 @@ mod days;
 mod load;
 mod save;
 mod tail;
+mod times;
 
 pub(in crate::store) use chunk::CHUNK_BYTES;
+pub(in crate::store) use save::SEGMENTATION_TABLES;
 pub use save::{Saved, SegmentCounts, SegmentationWriter};
 pub use tail::TailRecord;
 

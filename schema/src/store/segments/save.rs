@@ -4,6 +4,7 @@
 use super::super::sql::insert_rows;
 use super::super::{Result, Store};
 use super::chunk::{Chunk, ChunkWriter};
+use super::times::TimeChunks;
 use crate::model::*;
 use sqlx::{Any, Row, Transaction};
 
@@ -60,9 +61,19 @@ pub struct SegmentationWriter<'s> {
     pub(super) counts: SegmentCounts,
     /// Per user (by the cut's ids): the chunk being filled.
     chunks: Vec<ChunkWriter>,
+    /// The times of the moves read.
+    times: TimeChunks,
     /// An extension: what the segmentation held before it.
     pub(super) extending: Option<super::tail::Before>,
 }
+
+/// The tables a segmentation's rows are in, beside `segmentations`.
+pub(in crate::store) const SEGMENTATION_TABLES: [&str; 4] = [
+    "segment_chunks",
+    "move_time_chunks",
+    "user_days",
+    "segmentation_games",
+];
 
 impl Store {
     /// Starts saving the segmentation of `bucket_seconds` in `reference_order`
@@ -84,7 +95,7 @@ impl Store {
                 .map(|r| r.try_get(0))
                 .collect::<Result<_, _>>()?;
         for id in old {
-            for table in ["segment_chunks", "user_days", "segmentation_games"] {
+            for table in SEGMENTATION_TABLES {
                 sqlx::query(&format!("DELETE FROM {table} WHERE segmentation_id = $1"))
                     .bind(id)
                     .execute(&mut *tx)
@@ -139,6 +150,7 @@ impl<'s> SegmentationWriter<'s> {
             first_bad: None,
             counts: SegmentCounts::default(),
             chunks: Vec::new(),
+            times: TimeChunks::default(),
             extending: None,
         }
     }
@@ -159,14 +171,14 @@ impl<'s> SegmentationWriter<'s> {
             let site = self.store.site.to_string();
             let query = if self.reference_order {
                 sqlx::query(
-                    "SELECT username, game, ts, ip, id FROM moves \
+                    "SELECT username, game, ts, ip, id, net FROM moves \
                      WHERE site = $1 AND id > $2 ORDER BY id LIMIT $3",
                 )
                 .bind(site)
                 .bind(self.after.1)
             } else {
                 sqlx::query(
-                    "SELECT username, game, ts, ip, id FROM moves WHERE site = $1 \
+                    "SELECT username, game, ts, ip, id, net FROM moves WHERE site = $1 \
                      AND (ts, id) > ($2, $3) AND id > $4 ORDER BY ts, id LIMIT $5",
                 )
                 .bind(site)
@@ -189,7 +201,12 @@ impl<'s> SegmentationWriter<'s> {
                 self.max_id = self.max_id.max(self.after.1);
                 self.rows += 1;
                 match self.store.limits.check_move(&m) {
-                    Ok(()) => moves.push(m),
+                    Ok(()) => {
+                        let net: Option<&str> = row.try_get(5)?;
+                        let bytes = self.store.chunk_bytes;
+                        self.times.push(&m.username, m.timestamp, &m.ip, net, bytes);
+                        moves.push(m);
+                    }
                     Err(v) => {
                         self.bad += 1;
                         self.first_bad.get_or_insert(v);
@@ -198,6 +215,7 @@ impl<'s> SegmentationWriter<'s> {
             }
         }
         self.moves += moves.len() as u64;
+        self.times.save(self.store, &mut self.tx, self.id).await?;
         Ok(moves)
     }
 
@@ -275,6 +293,8 @@ impl<'s> SegmentationWriter<'s> {
             .collect();
         self.write_users(&rest.users, &rest.ips, &part).await?;
         self.close_chunks(&rest.users).await?;
+        self.times.close();
+        self.times.save(self.store, &mut self.tx, self.id).await?;
         let mut saved = match self.extending {
             None => {
                 self.insert_days(rest).await?;
