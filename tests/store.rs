@@ -397,6 +397,9 @@ async fn saved_times(store: &Store) -> Vec<MoveTime> {
         .await
         .unwrap();
     assert!(saved, "a segmentation of the current moves");
+    // None of moves that are not the stored ones: the scan reads the moves.
+    let other = store.for_each_time_chunk(1800, generation + 1, |_, _, _| panic!());
+    assert!(!other.await.unwrap());
     out.sort();
     out
 }
