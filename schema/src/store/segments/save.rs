@@ -4,7 +4,7 @@
 use super::super::sql::insert_rows;
 use super::super::{Result, Store};
 use super::chunk::{Chunk, ChunkWriter};
-use super::times::TimeChunks;
+use super::times::{TimeChunks, TIME_CHUNK_BYTES};
 use crate::model::*;
 use sqlx::{Any, Row, Transaction};
 
@@ -203,7 +203,7 @@ impl<'s> SegmentationWriter<'s> {
                 match self.store.limits.check_move(&m) {
                     Ok(()) => {
                         let net: Option<&str> = row.try_get(5)?;
-                        let bytes = self.store.chunk_bytes;
+                        let bytes = self.store.chunk_bytes.min(TIME_CHUNK_BYTES);
                         self.times.push(&m.username, m.timestamp, &m.ip, net, bytes);
                         moves.push(m);
                     }
