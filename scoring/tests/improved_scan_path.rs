@@ -48,6 +48,19 @@ fn moves() -> impl Strategy<Value = Vec<(Epoch, IpId)>> {
     })
 }
 
+/// Sorted moves over three weeks, in bursts: many own stretches.
+fn weeks_of_moves() -> impl Strategy<Value = Vec<(Epoch, IpId)>> {
+    let burst = (0i64..1_800_000, prop::collection::vec(0i64..20_000, 1..6));
+    prop::collection::vec(burst, 0..30).prop_map(|bursts| {
+        let mut v: Vec<(Epoch, IpId)> = bursts
+            .into_iter()
+            .flat_map(|(at, offs)| offs.into_iter().map(move |o| (at + o, 0)))
+            .collect();
+        v.sort_unstable();
+        v
+    })
+}
+
 /// Sorted moves packed seconds apart within a few cells of time, or
 /// spread over days, around a start that may lie before 1970.
 fn packed_moves() -> impl Strategy<Value = Vec<(Epoch, IpId)>> {
@@ -115,6 +128,20 @@ proptest! {
 
     #[test]
     fn first_movers_by_stretches_equal_first_movers_on_every_move(a in moves(), b in moves()) {
+        let (sa, sb) = (stretches(&a), stretches(&b));
+        prop_assert_eq!(first_movers_by_stretches(&sa, &sb), first_movers(&a, &b));
+        prop_assert_eq!(first_movers_by_stretches(&sb, &sa), first_movers(&b, &a));
+    }
+
+    /// Over weeks, with long runs of one account's stretches between the
+    /// other's (the runs the scan steps over), and shared seconds.
+    #[test]
+    fn first_movers_by_stretches_equal_first_movers_over_weeks(
+        a in weeks_of_moves(), b in weeks_of_moves(), shared in prop::collection::vec(0usize..200, 0..6),
+    ) {
+        let mut b = b;
+        b.extend(shared.iter().filter_map(|&k| a.get(k).copied()));
+        b.sort_unstable();
         let (sa, sb) = (stretches(&a), stretches(&b));
         prop_assert_eq!(first_movers_by_stretches(&sa, &sb), first_movers(&a, &b));
         prop_assert_eq!(first_movers_by_stretches(&sb, &sa), first_movers(&b, &a));

@@ -75,13 +75,36 @@ pub fn stretches(moves: &[(Epoch, IpId)]) -> Vec<(Epoch, Epoch)> {
 /// the pair are the own stretches of both joined where they lie within
 /// [`STRETCH_GAP_SECONDS`], and each account opens a joint stretch with
 /// the start of its first own stretch in it.
+///
+/// Each list must be own stretches as [`stretches`] makes them (or all
+/// moved by one time): sorted, each more than [`STRETCH_GAP_SECONDS`]
+/// after the one before. So while the joint stretch holds none of the
+/// other account's, each own stretch begins a joint stretch of its own in
+/// which only its account moved, which counts for neither: a run of them
+/// is stepped over by a binary search.
 pub fn first_movers_by_stretches(a: &[(Epoch, Epoch)], b: &[(Epoch, Epoch)]) -> (u32, u32) {
+    debug_assert!(own_stretches(a) && own_stretches(b));
     let mut out = (0u32, 0u32);
     let mut first: (Option<Epoch>, Option<Epoch>) = (None, None);
     let mut end: Option<Epoch> = None;
     let (mut i, mut j) = (0usize, 0usize);
     while i < a.len() || j < b.len() {
         let from_b = j < b.len() && (i >= a.len() || b[j].0 < a[i].0);
+        // A run of one account's stretches, the other's not in the joint
+        // stretch: jump to the run's last (ties go to `a`, as below). With
+        // nothing of the other left, nothing more counts.
+        if from_b && first.0.is_none() {
+            let Some(next) = a.get(i) else { break };
+            j += b[j..].partition_point(|s| s.0 < next.0);
+            (first, end) = ((None, Some(b[j - 1].0)), Some(b[j - 1].1));
+            continue;
+        }
+        if !from_b && first.1.is_none() {
+            let Some(next) = b.get(j) else { break };
+            i += a[i..].partition_point(|s| s.0 <= next.0);
+            (first, end) = ((Some(a[i - 1].0), None), Some(a[i - 1].1));
+            continue;
+        }
         let (start, last) = if from_b { b[j] } else { a[i] };
         if from_b {
             j += 1;
@@ -98,6 +121,12 @@ pub fn first_movers_by_stretches(a: &[(Epoch, Epoch)], b: &[(Epoch, Epoch)]) -> 
     }
     close(first, &mut out);
     out
+}
+
+/// Whether `s` is own stretches: each ends no earlier than it begins and
+/// begins more than [`STRETCH_GAP_SECONDS`] after the one before ends.
+fn own_stretches(s: &[(Epoch, Epoch)]) -> bool {
+    s.iter().all(|x| x.0 <= x.1) && s.windows(2).all(|w| w[1].0 - w[0].1 > STRETCH_GAP_SECONDS)
 }
 
 #[cfg(test)]
