@@ -212,6 +212,17 @@ pub(in crate::store) fn put(out: &mut Vec<u8>, mut v: u64) {
     out.push(v as u8);
 }
 
+/// A signed step as an unsigned number, small when the step is small
+/// either way (0, -1, 1, -2, ... as 0, 1, 2, 3, ...).
+pub(in crate::store) fn zigzag(v: i64) -> u64 {
+    ((v << 1) ^ (v >> 63)) as u64
+}
+
+/// The step [`zigzag`] coded.
+pub(in crate::store) fn unzigzag(v: u64) -> i64 {
+    ((v >> 1) as i64) ^ -((v & 1) as i64)
+}
+
 pub(in crate::store) struct Reader<'a> {
     data: &'a [u8],
     at: usize,

@@ -11,7 +11,7 @@
 
 use super::super::sql::insert_rows;
 use super::super::{Result, StoreError};
-use super::chunk::{put, put_name, Reader};
+use super::chunk::{put, put_name, unzigzag, zigzag, Reader};
 use super::save::SegmentationWriter;
 use crate::model::*;
 use rustc_hash::FxHashMap;
@@ -129,14 +129,6 @@ pub(super) fn decode(
         return Err("bytes after a user's days".to_owned());
     }
     Ok(())
-}
-
-fn zigzag(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)) as u64
-}
-
-fn unzigzag(v: u64) -> i64 {
-    ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
 impl SegmentationWriter<'_> {

@@ -20,7 +20,7 @@
 
 use super::super::sql::insert_rows;
 use super::super::{Result, Store, StoreError};
-use super::chunk::{put, put_name, Reader};
+use super::chunk::{put, put_name, unzigzag, zigzag, Reader};
 use crate::model::Epoch;
 use futures_util::TryStreamExt;
 use rustc_hash::FxHashMap;
@@ -96,14 +96,6 @@ impl TimeChunkWriter {
         *self = TimeChunkWriter::default();
         Some(chunk)
     }
-}
-
-fn zigzag(v: i64) -> u64 {
-    ((v << 1) ^ (v >> 63)) as u64
-}
-
-fn unzigzag(v: u64) -> i64 {
-    (v >> 1) as i64 ^ -((v & 1) as i64)
 }
 
 /// The move times a cut has read and not saved yet, per user by name.
