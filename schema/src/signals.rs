@@ -26,6 +26,16 @@ pub struct Signals {
     pub a_followed: u32,
     pub b_sittings: u32,
     pub b_followed: u32,
+    /// Following by chance, in thousandths: the share of `a`'s (resp.
+    /// `b`'s) sittings that follow the other account when moved one to
+    /// three days either way (same hours of the day), of those that land
+    /// where the other played this season. Two evening players follow each
+    /// other by chance; a puppet follows its owner's main account more.
+    /// Absent (0) in scans stored before it.
+    #[serde(default)]
+    pub a_followed_by_chance_milli: u32,
+    #[serde(default)]
+    pub b_followed_by_chance_milli: u32,
     /// Two bodies: buckets in which both moved, from different networks.
     pub apart: u32,
     /// Co-travel: distinct uncrowded networks both moved from on one day.
@@ -106,6 +116,8 @@ impl Signals {
             a_followed: self.b_followed,
             b_sittings: self.a_sittings,
             b_followed: self.a_followed,
+            a_followed_by_chance_milli: self.b_followed_by_chance_milli,
+            b_followed_by_chance_milli: self.a_followed_by_chance_milli,
             a_first: self.b_first,
             b_first: self.a_first,
             timing: self.timing.map(|t| Timing {

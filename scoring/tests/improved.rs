@@ -193,6 +193,70 @@ fn following_counts_sittings_begun_within_two_hours_after_the_other_moved() {
     }
 }
 
+/// A timeline of `len` buckets, idle but for the given (bucket, word)s.
+fn spread(len: usize, at: &[(usize, &str)]) -> String {
+    let mut words = vec!["."; len];
+    for &(k, w) in at {
+        words[k] = w;
+    }
+    words.join(" ")
+}
+
+/// a's moves, b's moves (bucket, word; days are 48 buckets), expected
+/// (a_followed_by_chance_milli, b_followed_by_chance_milli), why.
+type ChanceRow<'a> = (
+    &'a [(usize, &'a str)],
+    &'a [(usize, &'a str)],
+    (u32, u32),
+    &'a str,
+);
+
+#[test]
+fn following_by_chance_moves_sittings_by_whole_days() {
+    let rows: &[ChanceRow] = &[
+        (
+            &[(2, "M1")],
+            &[(0, "M2"), (48, "M2")],
+            (1000, 500),
+            "b plays at this hour every day: a's sitting a day later still follows b (1 of 1 \
+             landing), earlier days lie before b's play; b's sittings moved a day land \
+             nowhere a played (no reading, 500)",
+        ),
+        (
+            &[(2, "M1")],
+            &[(0, "M2"), (60, "M2")],
+            (0, 500),
+            "b's next day is six hours later: a moved a day lands in b's play but after \
+             none of b's moves",
+        ),
+        (
+            &[(2, "M1"), (50, "M1"), (98, "M1")],
+            &[(0, "M2"), (48, "M2"), (96, "M2")],
+            (1000, 0),
+            "three evenings alike: each of a's sittings moved one or two days either way \
+             lands after b's move of that day (6 of 6); b's moved land before a's moves \
+             (a plays an hour after b, so never in the two hours before b)",
+        ),
+        (
+            &[(2, "M1"), (110, "M1")],
+            &[(0, "M2"), (48, "M2"), (96, "M2")],
+            (500, 0),
+            "a's second sitting seven hours after b's: of a's sittings moved, two land \
+             after a move of b (bucket 2 moved to days 1 and 2), two do not (bucket 110 \
+             moved to days 0 and 1)",
+        ),
+    ];
+    for &(a, b, want, why) in rows {
+        let (a, b) = (spread(150, a), spread(150, b));
+        let s = signals_of(&a, &b, 0);
+        assert_eq!(
+            (s.a_followed_by_chance_milli, s.b_followed_by_chance_milli),
+            want,
+            "{why}: a = {a:?}, b = {b:?}"
+        );
+    }
+}
+
 /// a, b, extra accounts on IP 1, expected (shared, crowded, networks), why.
 type TravelRow<'a> = (String, String, u32, (u32, u32, u32), &'a str);
 
@@ -254,6 +318,8 @@ fn the_model_reads_a_careful_owner_above_a_family_at_one_computer() {
         a_followed: 6,
         b_sittings: 20,
         b_followed: 19,
+        a_followed_by_chance_milli: 150,
+        b_followed_by_chance_milli: 300,
         apart: 0,
         networks: 2,
         shared_ip_days: 20,
@@ -273,6 +339,9 @@ fn the_model_reads_a_careful_owner_above_a_family_at_one_computer() {
         b_accompanied_milli: 8_000,
         a_followed: 15,
         b_followed: 7,
+        // Two evening players: as often on other days.
+        a_followed_by_chance_milli: 450,
+        b_followed_by_chance_milli: 400,
         apart: 6,
         networks: 1,
         close: 3,
@@ -287,6 +356,19 @@ fn the_model_reads_a_careful_owner_above_a_family_at_one_computer() {
     let p = |s: &Signals| MODEL.probability(&improved::features(0.6, 0.55, s));
     assert!(p(&owner) > p(&family), "{} <= {}", p(&owner), p(&family));
     assert!((0.0..=1.0).contains(&p(&owner)));
+    // The owner's puppet follows him far more often than on other days; as
+    // often as by chance, the same pair reads less likely one person.
+    let by_chance = Signals {
+        a_followed_by_chance_milli: 200,
+        b_followed_by_chance_milli: 950,
+        ..owner
+    };
+    assert!(
+        p(&owner) > p(&by_chance),
+        "{} <= {}",
+        p(&owner),
+        p(&by_chance)
+    );
 }
 
 fn spec() -> impl Strategy<Value = String> {
@@ -329,7 +411,7 @@ proptest! {
     }
 
     #[test]
-    fn the_model_stays_in_0_1(x in prop::array::uniform17(-1e6f64..1e6)) {
+    fn the_model_stays_in_0_1(x in prop::array::uniform19(-1e6f64..1e6)) {
         let p = MODEL.probability(&x);
         prop_assert!((0.0..=1.0).contains(&p));
     }

@@ -7,7 +7,7 @@ FEATURES = ["reference_max_log_odds", "reference_min_log_odds", "sitting_max", "
             "followed_max", "followed_min",
             "apart_rate", "log_networks", "log_uncrowded_ip_days", "crowded_share",
             "return_share", "spaced_share", "turn_share", "log_close", "log_switches",
-            "lead_share", "lead_share_squared"]
+            "lead_share", "lead_share_squared", "following_ratio_max", "following_ratio_min"]
 
 
 def log_odds(p):
@@ -31,7 +31,14 @@ def features(ab, ba, s):
             s["crowded_ip_days"] / max(s["shared_ip_days"], 1),
             s.get("returns", 0) / switches, s.get("spaced", 0) / switches, s.get("turns", 0) / switches,
             math.log1p(s.get("close", 0)), math.log1p(s.get("switches", 0)),
-            lead, lead * lead]
+            lead, lead * lead] + following(s)
+
+
+def following(s):
+    """Mirror of scoring::improved::following_ratios, in tens, larger first."""
+    r = [llr(s[f"{x}_followed"], s[f"{x}_sittings"], s.get(f"{x}_followed_by_chance_milli", 0) / 1000.0)
+         for x in "ab"]
+    return [max(r) / 10.0, min(r) / 10.0]
 
 
 def llr(k, n, chance):

@@ -9,6 +9,11 @@
 //! - **one sitting** and **following** ([`signals::side`]): the share of each account's
 //!   moved buckets in which the other moved from the same address within
 //!   two hours, each weighted by how uncrowded the address was that day;
+//!   and the share of its sittings that began within two hours after a
+//!   move of the other (from any address), against the same share with
+//!   its sittings moved one to three days ([`signals::followed_by_chance`]:
+//!   two evening players follow each other by chance, a puppet follows
+//!   its owner's main account more);
 //! - **two bodies** ([`signals::apart`]): buckets in which both moved from
 //!   different networks;
 //! - **co-travel** ([`signals::shared_days`]): distinct uncrowded networks
@@ -67,10 +72,12 @@ pub const FEATURES: [&str; N] = [
     "log_switches",
     "lead_share",
     "lead_share_squared",
+    "following_ratio_max",
+    "following_ratio_min",
 ];
 
 /// How many features the model reads.
-pub const N: usize = 17;
+pub const N: usize = 19;
 
 /// A logistic model over [`FEATURES`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -81,13 +88,13 @@ pub struct Model {
 
 /// The model improved mode scores with: L2-regularised logistic regression
 /// fit by `scripts/evaluate.d/fit.py` on the undirected candidate pairs of
-/// `detect simulate` seeds 1 to 10 (8,578 pairs, 389 of them one person);
-/// seeds 11 to 30 are held out for EVALUATION.md.
+/// `detect simulate` seeds 1 to 10 and 31 to 60 (38,516 pairs, 1,591 of
+/// them one person); seeds 11 to 30 are held out for EVALUATION.md.
 pub const MODEL: Model = Model {
-    intercept: -11.633,
+    intercept: -9.938,
     weights: [
-        1.721, 0.808, -1.845, -0.378, 0.386, -0.530, -0.596, 1.236, 2.695, -0.010, 0.556, 0.795,
-        -1.652, -2.707, -1.090, 3.520, 4.081,
+        1.917, 0.411, -1.936, -1.784, -3.660, -0.537, -1.814, 0.856, 2.721, 0.110, 1.612, -0.153,
+        -2.958, -3.780, -0.498, 3.506, 4.386, 4.213, 0.216,
     ],
 };
 
@@ -125,6 +132,7 @@ pub fn features(ab: f64, ba: f64, s: &Signals) -> [f64; N] {
     let fewer = s.a_buckets.min(s.b_buckets).max(1) as f64;
     let uncrowded = s.shared_ip_days.saturating_sub(s.crowded_ip_days) as f64;
     let switches = s.switches.max(1) as f64;
+    let (ra, rb) = following_ratios(s);
     [
         log_odds(ab.max(ba)),
         log_odds(ab.min(ba)),
@@ -143,7 +151,20 @@ pub fn features(ab: f64, ba: f64, s: &Signals) -> [f64; N] {
         (1.0 + s.switches as f64).ln(),
         lead_share(s),
         lead_share(s).powi(2),
+        ra.max(rb) / 10.0,
+        ra.min(rb) / 10.0,
     ]
+}
+
+/// Following against chance, each side's as a log-likelihood ratio
+/// ([`timing::llr`]): how much more often than on other days its sittings
+/// began after a move of the other account.
+pub fn following_ratios(s: &Signals) -> (f64, f64) {
+    let ratio = |k: u32, n: u32, chance: u32| timing::llr(k, n, chance as f64 / 1000.0);
+    (
+        ratio(s.a_followed, s.a_sittings, s.a_followed_by_chance_milli),
+        ratio(s.b_followed, s.b_sittings, s.b_followed_by_chance_milli),
+    )
 }
 
 /// The log-odds of a reference similarity, clamped to [1e-4, 1 - 1e-4]
@@ -235,11 +256,13 @@ pub fn describe(s: &Signals, a: &str, b: &str) -> Vec<String> {
             s.b_buckets
         ),
         format!(
-            "Following: {:.0}% of {a}'s {} sittings began within two hours after a move of {b}; {:.0}% of {b}'s {} sittings after one of {a}.",
+            "Following: {:.0}% of {a}'s {} sittings began within two hours after a move of {b} (by chance, reading the same hours on other days: {:.0}%); {:.0}% of {b}'s {} sittings after one of {a} (by chance: {:.0}%).",
             pct(s.a_followed * 1000, s.a_sittings),
             s.a_sittings,
+            s.a_followed_by_chance_milli as f64 / 10.0,
             pct(s.b_followed * 1000, s.b_sittings),
-            s.b_sittings
+            s.b_sittings,
+            s.b_followed_by_chance_milli as f64 / 10.0,
         ),
         format!(
             "Two bodies: in {} buckets both moved from different networks at once.",

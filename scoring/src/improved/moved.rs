@@ -19,7 +19,8 @@
 //! `scoring/tests/improved.rs` checks that the scan's path agrees with them.
 
 use super::context::Context;
-use super::signals::{Side, SITTING_GAP_SECONDS, SITTING_SECONDS};
+use super::signals::{day_in_buckets, Side, SITTING_GAP_SECONDS, SITTING_SECONDS};
+use super::timing::{milli, SHIFT_DAYS};
 use crate::bits::MovedBuckets;
 use schema::{day_of, IpId};
 
@@ -38,6 +39,11 @@ pub struct MovedRows {
     after: Vec<u64>,
     /// Moved buckets in the words before each word.
     rank: Vec<u32>,
+    /// The buckets that begin a sitting, ascending (as in `starts`).
+    start_list: Vec<i64>,
+    /// The first moved bucket and the last one plus the horizon: where the
+    /// account played.
+    span: Option<(i64, i64)>,
     /// The addresses moved from, ascending; the moved buckets (indexes,
     /// ascending) of `ips[i]` are `by_ip[ip_from[i]..ip_from[i + 1]]`.
     ips: Vec<IpId>,
@@ -92,6 +98,7 @@ impl MovedRows {
             moved: vec![0; words],
             starts: vec![0; words],
             after: vec![0; words],
+            span: Some((lo, hi + horizon)),
             ..MovedRows::default()
         };
         let base = first * 64;
@@ -101,6 +108,7 @@ impl MovedRows {
             rows.moved[at / 64] |= 1 << (at % 64);
             if i == 0 || m.at[i - 1] < k - gap {
                 rows.starts[at / 64] |= 1 << (at % 64);
+                rows.start_list.push(k);
             }
             for p in at.max(covered)..=at + horizon as usize {
                 rows.after[p / 64] |= 1 << (p % 64);
@@ -135,6 +143,16 @@ impl MovedRows {
         self.starts.iter().map(|w| w.count_ones()).sum()
     }
 
+    /// Whether bucket `k` lies at most the horizon after a moved bucket.
+    fn after_bit(&self, k: i64) -> bool {
+        let at = k - self.first * 64;
+        at >= 0
+            && self
+                .after
+                .get(at as usize / 64)
+                .is_some_and(|w| w >> (at % 64) & 1 == 1)
+    }
+
     fn end(&self) -> i64 {
         self.first + self.moved.len() as i64
     }
@@ -167,6 +185,7 @@ pub fn side_near(
     Side {
         accompanied: accompanied(cx, (x, xm), (y, ym), bs),
         followed: followed(x, y),
+        followed_by_chance_milli: followed_by_chance(x, y, day_in_buckets(bs)),
         ..Side::default()
     }
 }
@@ -184,6 +203,25 @@ fn followed(x: &MovedRows, y: &MovedRows) -> u32 {
         .zip(after)
         .map(|(s, a)| (s & a).count_ones())
         .sum()
+}
+
+/// [`super::signals::followed_by_chance`] on rows: `x`'s sitting starts
+/// moved by whole days of `day` buckets against `y`'s buckets after a move.
+fn followed_by_chance(x: &MovedRows, y: &MovedRows, day: i64) -> u32 {
+    let Some((lo, hi)) = y.span else {
+        return milli(0, 0);
+    };
+    let (mut k, mut n) = (0u32, 0u32);
+    for &s in &x.start_list {
+        for d in SHIFT_DAYS {
+            let b = s + d * day;
+            if (lo..=hi).contains(&b) {
+                n += 1;
+                k += u32::from(y.after_bit(b));
+            }
+        }
+    }
+    milli(k, n)
 }
 
 /// One sitting of `x`: over its moved buckets in time order, the best

@@ -350,7 +350,7 @@ impl Grid {
 
     /// Buckets in a day (rounded when the bucket size does not divide it).
     fn per_day(&self) -> i64 {
-        (schema::SECONDS_PER_DAY as f64 / self.bucket_seconds as f64).round() as i64
+        super::signals::day_in_buckets(self.bucket_seconds)
     }
 
     /// Per account, the buckets within [`FOLLOW_SECONDS`] after one of its
@@ -471,7 +471,7 @@ impl Hidden {
 }
 
 /// `k / n` in thousandths, rounded; 500 when `n` is 0 (no reading).
-fn milli(k: u32, n: u32) -> u32 {
+pub(crate) fn milli(k: u32, n: u32) -> u32 {
     if n == 0 {
         500
     } else {
