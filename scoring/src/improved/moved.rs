@@ -143,14 +143,30 @@ impl MovedRows {
         self.starts.iter().map(|w| w.count_ones()).sum()
     }
 
-    /// Whether bucket `k` lies at most the horizon after a moved bucket.
-    fn after_bit(&self, k: i64) -> bool {
-        let at = k - self.first * 64;
-        at >= 0
-            && self
-                .after
-                .get(at as usize / 64)
-                .is_some_and(|w| w >> (at % 64) & 1 == 1)
+    /// The `after` word of absolute word number `w` (0 outside the rows).
+    fn after_word(&self, w: i64) -> u64 {
+        usize::try_from(w - self.first)
+            .ok()
+            .and_then(|i| self.after.get(i))
+            .map_or(0, |&a| a)
+    }
+
+    /// The 64 `starts` bits from absolute bucket `q` on (bit `i` is bucket
+    /// `q + i`; 0 outside the rows).
+    fn starts_from(&self, q: i64) -> u64 {
+        let at = q - self.first * 64;
+        let word = |i: i64| {
+            usize::try_from(i)
+                .ok()
+                .and_then(|i| self.starts.get(i))
+                .map_or(0, |&w| w)
+        };
+        let (i, off) = (at.div_euclid(64), at.rem_euclid(64) as u32);
+        if off == 0 {
+            word(i)
+        } else {
+            word(i) >> off | word(i + 1) << (64 - off)
+        }
     }
 
     fn end(&self) -> i64 {
@@ -206,18 +222,27 @@ fn followed(x: &MovedRows, y: &MovedRows) -> u32 {
 }
 
 /// [`super::signals::followed_by_chance`] on rows: `x`'s sitting starts
-/// moved by whole days of `day` buckets against `y`'s buckets after a move.
+/// moved by whole days of `day` buckets against `y`'s buckets after a move,
+/// a word at a time. `y`'s `after` lies within its span, so the starts that
+/// land outside it meet no bit there.
 fn followed_by_chance(x: &MovedRows, y: &MovedRows, day: i64) -> u32 {
     let Some((lo, hi)) = y.span else {
         return milli(0, 0);
     };
     let (mut k, mut n) = (0u32, 0u32);
-    for &s in &x.start_list {
-        for d in SHIFT_DAYS {
-            let b = s + d * day;
-            if (lo..=hi).contains(&b) {
-                n += 1;
-                k += u32::from(y.after_bit(b));
+    for d in SHIFT_DAYS {
+        let shift = d * day;
+        let from = x.start_list.partition_point(|&s| s + shift < lo);
+        let to = x.start_list.partition_point(|&s| s + shift <= hi);
+        if from >= to {
+            continue;
+        }
+        n += (to - from) as u32;
+        let (first, last) = (x.start_list[from] + shift, x.start_list[to - 1] + shift);
+        for w in first.div_euclid(64)..=last.div_euclid(64) {
+            let after = y.after_word(w);
+            if after != 0 {
+                k += (after & x.starts_from(w * 64 - shift)).count_ones();
             }
         }
     }
