@@ -36,6 +36,18 @@ pub struct Signals {
     pub a_followed_by_chance_milli: u32,
     #[serde(default)]
     pub b_followed_by_chance_milli: u32,
+    /// Long following: as following, within four hours instead of two
+    /// (an owner of several accounts plays his last ones hours after his
+    /// first), and by chance in thousandths. Absent (0) in scans stored
+    /// before it.
+    #[serde(default)]
+    pub a_followed_long: u32,
+    #[serde(default)]
+    pub b_followed_long: u32,
+    #[serde(default)]
+    pub a_followed_long_by_chance_milli: u32,
+    #[serde(default)]
+    pub b_followed_long_by_chance_milli: u32,
     /// Two bodies: buckets in which both moved, from different networks.
     pub apart: u32,
     /// Co-travel: distinct uncrowded networks both moved from on one day.
@@ -118,6 +130,10 @@ impl Signals {
             b_followed: self.a_followed,
             a_followed_by_chance_milli: self.b_followed_by_chance_milli,
             b_followed_by_chance_milli: self.a_followed_by_chance_milli,
+            a_followed_long: self.b_followed_long,
+            b_followed_long: self.a_followed_long,
+            a_followed_long_by_chance_milli: self.b_followed_long_by_chance_milli,
+            b_followed_long_by_chance_milli: self.a_followed_long_by_chance_milli,
             a_first: self.b_first,
             b_first: self.a_first,
             timing: self.timing.map(|t| Timing {

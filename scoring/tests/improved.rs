@@ -257,6 +257,58 @@ fn following_by_chance_moves_sittings_by_whole_days() {
     }
 }
 
+/// a's moves, b's moves, expected (a_followed_long,
+/// a_followed_long_by_chance_milli, b_followed_long,
+/// b_followed_long_by_chance_milli), why.
+type LongRow<'a> = (
+    &'a [(usize, &'a str)],
+    &'a [(usize, &'a str)],
+    (u32, u32, u32, u32),
+    &'a str,
+);
+
+#[test]
+fn long_following_reads_four_hours_after_the_other() {
+    let rows: &[LongRow] = &[
+        (
+            &[(6, "M1")],
+            &[(0, "M2")],
+            (1, 500, 0, 500),
+            "three hours after b: beyond two hours, within four (b has no sitting after a's \
+             moves); moved a day, a's sitting lands nowhere b played",
+        ),
+        (
+            &[(9, "M1")],
+            &[(0, "M2")],
+            (0, 500, 0, 500),
+            "four and a half hours after b is a sitting of its own",
+        ),
+        (
+            &[(6, "M1"), (54, "M1"), (102, "M1")],
+            &[(0, "M2"), (48, "M2"), (120, "M2")],
+            (2, 667, 0, 0),
+            "a three hours after b on days 0 and 1, not on day 2 (b played after a that \
+             day); a's sittings moved land six times in b's play and four of them after a \
+             move of b (days 0 and 1 moved to each other, day 2 moved to both); b's moved \
+             land five times in a's play, never after a's moves",
+        ),
+    ];
+    for &(a, b, want, why) in rows {
+        let (a, b) = (spread(150, a), spread(150, b));
+        let s = signals_of(&a, &b, 0);
+        assert_eq!(
+            (
+                s.a_followed_long,
+                s.a_followed_long_by_chance_milli,
+                s.b_followed_long,
+                s.b_followed_long_by_chance_milli
+            ),
+            want,
+            "{why}: a = {a:?}, b = {b:?}"
+        );
+    }
+}
+
 /// a, b, extra accounts on IP 1, expected (shared, crowded, networks), why.
 type TravelRow<'a> = (String, String, u32, (u32, u32, u32), &'a str);
 
@@ -320,6 +372,10 @@ fn the_model_reads_a_careful_owner_above_a_family_at_one_computer() {
         b_followed: 19,
         a_followed_by_chance_milli: 150,
         b_followed_by_chance_milli: 300,
+        a_followed_long: 8,
+        b_followed_long: 20,
+        a_followed_long_by_chance_milli: 250,
+        b_followed_long_by_chance_milli: 450,
         apart: 0,
         networks: 2,
         shared_ip_days: 20,
@@ -342,6 +398,10 @@ fn the_model_reads_a_careful_owner_above_a_family_at_one_computer() {
         // Two evening players: as often on other days.
         a_followed_by_chance_milli: 450,
         b_followed_by_chance_milli: 400,
+        a_followed_long: 18,
+        b_followed_long: 10,
+        a_followed_long_by_chance_milli: 600,
+        b_followed_long_by_chance_milli: 550,
         apart: 6,
         networks: 1,
         close: 3,
@@ -411,7 +471,7 @@ proptest! {
     }
 
     #[test]
-    fn the_model_stays_in_0_1(x in prop::array::uniform19(-1e6f64..1e6)) {
+    fn the_model_stays_in_0_1(x in prop::array::uniform21(-1e6f64..1e6)) {
         let p = MODEL.probability(&x);
         prop_assert!((0.0..=1.0).contains(&p));
     }

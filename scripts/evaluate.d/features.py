@@ -7,7 +7,8 @@ FEATURES = ["reference_max_log_odds", "reference_min_log_odds", "sitting_max", "
             "followed_max", "followed_min",
             "apart_rate", "log_networks", "log_uncrowded_ip_days", "crowded_share",
             "return_share", "spaced_share", "turn_share", "log_close", "log_switches",
-            "lead_share", "lead_share_squared", "following_ratio_max", "following_ratio_min"]
+            "lead_share", "lead_share_squared", "following_ratio_max", "following_ratio_min",
+            "long_following_ratio_max", "long_following_ratio_min"]
 
 
 def log_odds(p):
@@ -35,10 +36,14 @@ def features(ab, ba, s):
 
 
 def following(s):
-    """Mirror of scoring::improved::following_ratios, in tens, larger first."""
-    r = [llr(s[f"{x}_followed"], s[f"{x}_sittings"], s.get(f"{x}_followed_by_chance_milli", 0) / 1000.0)
-         for x in "ab"]
-    return [max(r) / 10.0, min(r) / 10.0]
+    """Mirror of scoring::improved::following_ratios and
+    long_following_ratios, in tens, larger first."""
+    out = []
+    for long in ("", "_long"):
+        r = [llr(s.get(f"{x}_followed{long}", 0), s[f"{x}_sittings"],
+                 s.get(f"{x}_followed{long}_by_chance_milli", 0) / 1000.0) for x in "ab"]
+        out += [max(r) / 10.0, min(r) / 10.0]
+    return out
 
 
 def llr(k, n, chance):

@@ -11,9 +11,9 @@
 //!   two hours, each weighted by how uncrowded the address was that day;
 //!   and the share of its sittings that began within two hours after a
 //!   move of the other (from any address), against the same share with
-//!   its sittings moved one to three days ([`signals::followed_by_chance`]:
-//!   two evening players follow each other by chance, a puppet follows
-//!   its owner's main account more);
+//!   its sittings moved one to three days ([`following`]: two evening
+//!   players follow each other by chance, a puppet follows its owner's
+//!   main account more), within two hours and within four;
 //! - **two bodies** ([`signals::apart`]): buckets in which both moved from
 //!   different networks;
 //! - **co-travel** ([`signals::shared_days`]): distinct uncrowded networks
@@ -38,6 +38,7 @@
 //! weight and cells as evidence.
 
 pub mod context;
+pub mod following;
 pub mod handoffs;
 pub mod moved;
 pub mod order;
@@ -74,10 +75,12 @@ pub const FEATURES: [&str; N] = [
     "lead_share_squared",
     "following_ratio_max",
     "following_ratio_min",
+    "long_following_ratio_max",
+    "long_following_ratio_min",
 ];
 
 /// How many features the model reads.
-pub const N: usize = 19;
+pub const N: usize = 21;
 
 /// A logistic model over [`FEATURES`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -91,10 +94,10 @@ pub struct Model {
 /// `detect simulate` seeds 1 to 10 and 31 to 60 (38,516 pairs, 1,591 of
 /// them one person); seeds 11 to 30 are held out for EVALUATION.md.
 pub const MODEL: Model = Model {
-    intercept: -9.938,
+    intercept: -9.770,
     weights: [
-        1.917, 0.411, -1.936, -1.784, -3.660, -0.537, -1.814, 0.856, 2.721, 0.110, 1.612, -0.153,
-        -2.958, -3.780, -0.498, 3.506, 4.386, 4.213, 0.216,
+        2.031, 0.254, -1.642, -1.846, -3.655, -0.865, -1.838, 0.845, 2.639, 0.108, 1.625, -0.168,
+        -2.993, -3.841, -0.472, 3.310, 3.472, 2.782, -0.156, 3.360, 0.008,
     ],
 };
 
@@ -133,6 +136,7 @@ pub fn features(ab: f64, ba: f64, s: &Signals) -> [f64; N] {
     let uncrowded = s.shared_ip_days.saturating_sub(s.crowded_ip_days) as f64;
     let switches = s.switches.max(1) as f64;
     let (ra, rb) = following_ratios(s);
+    let (la, lb) = long_following_ratios(s);
     [
         log_odds(ab.max(ba)),
         log_odds(ab.min(ba)),
@@ -153,6 +157,8 @@ pub fn features(ab: f64, ba: f64, s: &Signals) -> [f64; N] {
         lead_share(s).powi(2),
         ra.max(rb) / 10.0,
         ra.min(rb) / 10.0,
+        la.max(lb) / 10.0,
+        la.min(lb) / 10.0,
     ]
 }
 
@@ -164,6 +170,24 @@ pub fn following_ratios(s: &Signals) -> (f64, f64) {
     (
         ratio(s.a_followed, s.a_sittings, s.a_followed_by_chance_milli),
         ratio(s.b_followed, s.b_sittings, s.b_followed_by_chance_milli),
+    )
+}
+
+/// [`following_ratios`] at the long horizon
+/// ([`following::LONG_FOLLOW_SECONDS`]).
+pub fn long_following_ratios(s: &Signals) -> (f64, f64) {
+    let ratio = |k: u32, n: u32, chance: u32| timing::llr(k, n, chance as f64 / 1000.0);
+    (
+        ratio(
+            s.a_followed_long,
+            s.a_sittings,
+            s.a_followed_long_by_chance_milli,
+        ),
+        ratio(
+            s.b_followed_long,
+            s.b_sittings,
+            s.b_followed_long_by_chance_milli,
+        ),
     )
 }
 
@@ -263,6 +287,13 @@ pub fn describe(s: &Signals, a: &str, b: &str) -> Vec<String> {
             pct(s.b_followed * 1000, s.b_sittings),
             s.b_sittings,
             s.b_followed_by_chance_milli as f64 / 10.0,
+        ),
+        format!(
+            "Long following: within four hours, {:.0}% of {a}'s sittings after {b} (by chance: {:.0}%); {:.0}% of {b}'s after {a} (by chance: {:.0}%).",
+            pct(s.a_followed_long * 1000, s.a_sittings),
+            s.a_followed_long_by_chance_milli as f64 / 10.0,
+            pct(s.b_followed_long * 1000, s.b_sittings),
+            s.b_followed_long_by_chance_milli as f64 / 10.0,
         ),
         format!(
             "Two bodies: in {} buckets both moved from different networks at once.",

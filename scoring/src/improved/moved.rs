@@ -19,7 +19,8 @@
 //! `scoring/tests/improved.rs` checks that the scan's path agrees with them.
 
 use super::context::Context;
-use super::signals::{day_in_buckets, Side, SITTING_GAP_SECONDS, SITTING_SECONDS};
+use super::following::{day_in_buckets, LONG_FOLLOW_SECONDS};
+use super::signals::{Side, SITTING_GAP_SECONDS, SITTING_SECONDS};
 use super::timing::{milli, SHIFT_DAYS};
 use crate::bits::MovedBuckets;
 use schema::{day_of, IpId};
@@ -36,14 +37,13 @@ pub struct MovedRows {
     /// bucket begins a sitting.
     starts: Vec<u64>,
     /// A move in the bucket or in the horizon before it.
-    after: Vec<u64>,
+    after: Reach,
+    /// The same at the long following horizon.
+    after_long: Reach,
     /// Moved buckets in the words before each word.
     rank: Vec<u32>,
     /// The buckets that begin a sitting, ascending (as in `starts`).
     start_list: Vec<i64>,
-    /// The first moved bucket and the last one plus the horizon: where the
-    /// account played.
-    span: Option<(i64, i64)>,
     /// The addresses moved from, ascending; the moved buckets (indexes,
     /// ascending) of `ips[i]` are `by_ip[ip_from[i]..ip_from[i + 1]]`.
     ips: Vec<IpId>,
@@ -74,6 +74,48 @@ pub(crate) fn groups(pairs: &[(IpId, u32)]) -> (Vec<IpId>, Vec<u32>, Vec<u32>) {
     (ips, ip_from, by_ip)
 }
 
+/// The buckets at most a horizon after a move, as a bit row beside the
+/// rows' others, and the span they lie in: the first moved bucket to the
+/// last plus the horizon.
+#[derive(Debug, Clone, Default)]
+struct Reach {
+    bits: Vec<u64>,
+    span: Option<(i64, i64)>,
+}
+
+impl Reach {
+    /// The reach of the moved buckets `at` (ascending) over `words` words
+    /// from word `first`, for a horizon of `horizon` buckets.
+    fn new(at: &[i64], first: i64, words: usize, horizon: i64) -> Reach {
+        let mut bits = vec![0u64; words];
+        let base = first * 64;
+        let mut covered = 0usize;
+        for &k in at {
+            let at = (k - base) as usize;
+            for p in at.max(covered)..=at + horizon as usize {
+                bits[p / 64] |= 1 << (p % 64);
+            }
+            covered = at + horizon as usize + 1;
+        }
+        Reach {
+            bits,
+            span: at
+                .first()
+                .zip(at.last())
+                .map(|(&lo, &hi)| (lo, hi + horizon)),
+        }
+    }
+
+    /// The word of absolute word number `w` of rows beginning at word
+    /// `first` (0 outside them).
+    fn word(&self, first: i64, w: i64) -> u64 {
+        usize::try_from(w - first)
+            .ok()
+            .and_then(|i| self.bits.get(i))
+            .map_or(0, |&a| a)
+    }
+}
+
 fn reach(bs: i64) -> (i64, i64) {
     (
         SITTING_SECONDS.max(bs) / bs,
@@ -91,18 +133,18 @@ impl MovedRows {
                 ..MovedRows::default()
             };
         };
+        let long = LONG_FOLLOW_SECONDS.max(bs) / bs;
         let first = lo.div_euclid(64);
-        let words = ((hi + horizon).div_euclid(64) - first + 1) as usize;
+        let words = ((hi + horizon.max(long)).div_euclid(64) - first + 1) as usize;
         let mut rows = MovedRows {
             first,
             moved: vec![0; words],
             starts: vec![0; words],
-            after: vec![0; words],
-            span: Some((lo, hi + horizon)),
+            after: Reach::new(m.at, first, words, horizon),
+            after_long: Reach::new(m.at, first, words, long),
             ..MovedRows::default()
         };
         let base = first * 64;
-        let mut covered = 0usize;
         for (i, &k) in m.at.iter().enumerate() {
             let at = (k - base) as usize;
             rows.moved[at / 64] |= 1 << (at % 64);
@@ -110,10 +152,6 @@ impl MovedRows {
                 rows.starts[at / 64] |= 1 << (at % 64);
                 rows.start_list.push(k);
             }
-            for p in at.max(covered)..=at + horizon as usize {
-                rows.after[p / 64] |= 1 << (p % 64);
-            }
-            covered = at + horizon as usize + 1;
         }
         let mut seen = 0u32;
         rows.rank = rows
@@ -141,14 +179,6 @@ impl MovedRows {
     /// The buckets that begin a sitting.
     pub fn sittings(&self) -> u32 {
         self.starts.iter().map(|w| w.count_ones()).sum()
-    }
-
-    /// The `after` word of absolute word number `w` (0 outside the rows).
-    fn after_word(&self, w: i64) -> u64 {
-        usize::try_from(w - self.first)
-            .ok()
-            .and_then(|i| self.after.get(i))
-            .map_or(0, |&a| a)
     }
 
     /// The 64 `starts` bits from absolute bucket `q` on (bit `i` is bucket
@@ -200,33 +230,34 @@ pub fn side_near(
 ) -> Side {
     Side {
         accompanied: accompanied(cx, (x, xm), (y, ym), bs),
-        followed: followed(x, y),
-        followed_by_chance_milli: followed_by_chance(x, y, day_in_buckets(bs)),
+        followed: followed(x, &y.after, y.first),
+        followed_by_chance_milli: followed_by_chance(x, (&y.after, y.first), day_in_buckets(bs)),
+        followed_long: followed(x, &y.after_long, y.first),
+        followed_long_by_chance_milli: followed_by_chance(
+            x,
+            (&y.after_long, y.first),
+            day_in_buckets(bs),
+        ),
         ..Side::default()
     }
 }
 
-/// Sittings of `x` that begin at most the horizon after a move of `y` (or
-/// in the bucket of one).
-fn followed(x: &MovedRows, y: &MovedRows) -> u32 {
-    let Some((lo, hi)) = overlap(x, y) else {
-        return 0;
-    };
-    let starts = &x.starts[(lo - x.first) as usize..(hi - x.first) as usize];
-    let after = &y.after[(lo - y.first) as usize..(hi - y.first) as usize];
-    starts
+/// Sittings of `x` that begin within the reach `after` of `y`'s moves (rows
+/// from word `first`).
+fn followed(x: &MovedRows, after: &Reach, first: i64) -> u32 {
+    x.starts
         .iter()
-        .zip(after)
-        .map(|(s, a)| (s & a).count_ones())
+        .enumerate()
+        .map(|(i, s)| (s & after.word(first, x.first + i as i64)).count_ones())
         .sum()
 }
 
-/// [`super::signals::followed_by_chance`] on rows: `x`'s sitting starts
-/// moved by whole days of `day` buckets against `y`'s buckets after a move,
-/// a word at a time. `y`'s `after` lies within its span, so the starts that
-/// land outside it meet no bit there.
-fn followed_by_chance(x: &MovedRows, y: &MovedRows, day: i64) -> u32 {
-    let Some((lo, hi)) = y.span else {
+/// [`super::following::Following::by_chance_milli`] on rows: `x`'s
+/// sitting starts moved by whole days of `day` buckets against the reach of
+/// `y`'s moves, a word at a time. The reach lies within its span, so the
+/// starts that land outside it meet no bit there.
+fn followed_by_chance(x: &MovedRows, (after, first): (&Reach, i64), day: i64) -> u32 {
+    let Some((lo, hi)) = after.span else {
         return milli(0, 0);
     };
     let (mut k, mut n) = (0u32, 0u32);
@@ -238,11 +269,11 @@ fn followed_by_chance(x: &MovedRows, y: &MovedRows, day: i64) -> u32 {
             continue;
         }
         n += (to - from) as u32;
-        let (first, last) = (x.start_list[from] + shift, x.start_list[to - 1] + shift);
-        for w in first.div_euclid(64)..=last.div_euclid(64) {
-            let after = y.after_word(w);
-            if after != 0 {
-                k += (after & x.starts_from(w * 64 - shift)).count_ones();
+        let (a, b) = (x.start_list[from] + shift, x.start_list[to - 1] + shift);
+        for w in a.div_euclid(64)..=b.div_euclid(64) {
+            let bits = after.word(first, w);
+            if bits != 0 {
+                k += (bits & x.starts_from(w * 64 - shift)).count_ones();
             }
         }
     }

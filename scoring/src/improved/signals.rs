@@ -2,9 +2,9 @@
 //! and crowded addresses (see [`schema::Signals`]).
 
 use super::context::Context;
+use super::following::{followed_by_chance, following, LONG_FOLLOW_SECONDS};
 use super::handoffs::{handoffs, Handoffs};
 use super::order::{first_movers, first_movers_by_stretches};
-use super::timing::{milli, SHIFT_DAYS};
 use schema::{day_of, Epoch, IpDay, IpId, Segment, Signals, UserId};
 
 /// One account's moves by second: (time, address), sorted.
@@ -95,6 +95,10 @@ fn combine(
         b_followed: y.followed,
         a_followed_by_chance_milli: x.followed_by_chance_milli,
         b_followed_by_chance_milli: y.followed_by_chance_milli,
+        a_followed_long: x.followed_long,
+        b_followed_long: y.followed_long,
+        a_followed_long_by_chance_milli: x.followed_long_by_chance_milli,
+        b_followed_long_by_chance_milli: y.followed_long_by_chance_milli,
         a_buckets: x.buckets,
         b_buckets: y.buckets,
         a_accompanied_milli: (x.accompanied * 1000.0).round() as u32,
@@ -128,8 +132,12 @@ pub struct Side {
     /// a move of `y` (or in the bucket of one), from any address.
     pub sittings: u32,
     pub followed: u32,
-    /// Following by chance ([`followed_by_chance`]), in thousandths.
+    /// Following by chance ([`super::following`]), in thousandths.
     pub followed_by_chance_milli: u32,
+    /// Following at the long horizon ([`LONG_FOLLOW_SECONDS`]), and by
+    /// chance, in thousandths.
+    pub followed_long: u32,
+    pub followed_long_by_chance_milli: u32,
 }
 
 /// A new sitting begins after this long without a move.
@@ -211,51 +219,10 @@ pub fn side_near(cx: &Context<'_>, x: &[Segment], y: &[Segment], bs: i64) -> Sid
         }
     }
     out.followed_by_chance_milli = followed_by_chance(x, y, bs);
+    let long = following(x, y, bs, LONG_FOLLOW_SECONDS);
+    out.followed_long = long.followed;
+    out.followed_long_by_chance_milli = long.by_chance_milli;
     out
-}
-
-/// Following by chance, in thousandths: `x`'s sittings moved by each of
-/// [`SHIFT_DAYS`] (whole days of buckets: the same hours of the day), of
-/// those that land within `y`'s span of play (its first moved bucket to its
-/// last plus [`SITTING_SECONDS`]), the share that begin at most
-/// [`SITTING_SECONDS`] after a move of `y` or in the bucket of one; 500
-/// when none land.
-pub fn followed_by_chance(x: &[Segment], y: &[Segment], bs: i64) -> u32 {
-    let horizon = SITTING_SECONDS.max(bs);
-    let gap = SITTING_GAP_SECONDS.max(bs);
-    let day = day_in_buckets(bs) * bs;
-    let moved: Vec<i64> = y
-        .iter()
-        .filter(|s| !s.moves.is_empty())
-        .map(|s| s.bucket)
-        .collect();
-    let (Some(&lo), Some(&hi)) = (moved.first(), moved.last()) else {
-        return milli(0, 0);
-    };
-    let (mut k, mut n) = (0u32, 0u32);
-    let mut last: Option<i64> = None;
-    for s in x.iter().filter(|s| !s.moves.is_empty()) {
-        let starts = last.is_none_or(|l| s.bucket - l > gap);
-        last = Some(s.bucket);
-        if !starts {
-            continue;
-        }
-        for d in SHIFT_DAYS {
-            let b = s.bucket + d * day;
-            if b < lo || b > hi + horizon {
-                continue;
-            }
-            n += 1;
-            let i = moved.partition_point(|&m| m < b - horizon);
-            k += u32::from(moved.get(i).is_some_and(|&m| m <= b));
-        }
-    }
-    milli(k, n)
-}
-
-/// Buckets in a day, rounded when the bucket size does not divide it.
-pub fn day_in_buckets(bs: i64) -> i64 {
-    (schema::SECONDS_PER_DAY as f64 / bs as f64).round() as i64
 }
 
 /// Two bodies: buckets in which both moved and no address of one lies in a

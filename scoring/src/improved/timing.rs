@@ -350,7 +350,7 @@ impl Grid {
 
     /// Buckets in a day (rounded when the bucket size does not divide it).
     fn per_day(&self) -> i64 {
-        super::signals::day_in_buckets(self.bucket_seconds)
+        super::following::day_in_buckets(self.bucket_seconds)
     }
 
     /// Per account, the buckets within [`FOLLOW_SECONDS`] after one of its

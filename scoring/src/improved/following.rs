@@ -1,0 +1,83 @@
+//! Following against chance: how many of an account's sittings began
+//! within a horizon after a move of the other account (from any address),
+//! and the same share with its sittings moved one to three days either way
+//! (whole days of buckets: the same hours of the day), of those that land
+//! where the other played. Two evening players follow each other by
+//! chance; a puppet follows its owner's main account more. Read at the
+//! sitting horizon ([`SITTING_SECONDS`], two hours) and at a long one
+//! ([`LONG_FOLLOW_SECONDS`]): a careful owner of four or more accounts
+//! plays his last ones hours after his first.
+//!
+//! This is the definition, on segments. The scan counts the same on bit
+//! rows ([`super::moved`]); a property test checks that they agree.
+
+use super::signals::{SITTING_GAP_SECONDS, SITTING_SECONDS};
+use super::timing::{milli, SHIFT_DAYS};
+use schema::Segment;
+
+/// The long following horizon.
+pub const LONG_FOLLOW_SECONDS: i64 = 4 * 3600;
+
+/// One side's following at one horizon.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Following {
+    /// `x`'s sittings that began at most the horizon after a move of `y`
+    /// (or in the bucket of one).
+    pub followed: u32,
+    /// The share of `x`'s sittings, moved by each of [`SHIFT_DAYS`] and
+    /// landing within `y`'s span of play (its first moved bucket to its
+    /// last plus the horizon), that begin at most the horizon after a move
+    /// of `y`, in thousandths; 500 when none land.
+    pub by_chance_milli: u32,
+}
+
+/// Buckets in a day, rounded when the bucket size does not divide it.
+pub fn day_in_buckets(bs: i64) -> i64 {
+    (schema::SECONDS_PER_DAY as f64 / bs as f64).round() as i64
+}
+
+/// [`Following`] of `x` after `y` within `horizon` seconds (at least a
+/// bucket), for buckets of `bs` seconds.
+pub fn following(x: &[Segment], y: &[Segment], bs: i64, horizon: i64) -> Following {
+    let horizon = horizon.max(bs);
+    let gap = SITTING_GAP_SECONDS.max(bs);
+    let day = day_in_buckets(bs) * bs;
+    let moved: Vec<i64> = y
+        .iter()
+        .filter(|s| !s.moves.is_empty())
+        .map(|s| s.bucket)
+        .collect();
+    let after = |b: i64| {
+        let i = moved.partition_point(|&m| m < b - horizon);
+        moved.get(i).is_some_and(|&m| m <= b)
+    };
+    let span = moved.first().zip(moved.last());
+    let (mut followed, mut k, mut n) = (0u32, 0u32, 0u32);
+    let mut last: Option<i64> = None;
+    for s in x.iter().filter(|s| !s.moves.is_empty()) {
+        let starts = last.is_none_or(|l| s.bucket - l > gap);
+        last = Some(s.bucket);
+        if !starts {
+            continue;
+        }
+        followed += u32::from(after(s.bucket));
+        let Some((&lo, &hi)) = span else { continue };
+        for d in SHIFT_DAYS {
+            let b = s.bucket + d * day;
+            if (lo..=hi + horizon).contains(&b) {
+                n += 1;
+                k += u32::from(after(b));
+            }
+        }
+    }
+    Following {
+        followed,
+        by_chance_milli: milli(k, n),
+    }
+}
+
+/// Following by chance at the sitting horizon, in thousandths (the count
+/// itself is [`super::signals::Side::followed`]).
+pub fn followed_by_chance(x: &[Segment], y: &[Segment], bs: i64) -> u32 {
+    following(x, y, bs, SITTING_SECONDS).by_chance_milli
+}
