@@ -8,7 +8,8 @@
 //!
 //! - **following** is one `popcount` a word: the buckets that begin a
 //!   sitting of `x` against those in which `y` moved at most the horizon
-//!   before;
+//!   before (two hours, and four); by chance, the same with `x`'s starts
+//!   moved by whole days, read unaligned a word at a time;
 //! - **one sitting** walks, address by address, only the addresses both
 //!   moved from: `x`'s buckets on one against `y`'s within the horizon;
 //! - **two bodies** looks up addresses only in the buckets both moved in
@@ -199,6 +200,14 @@ impl MovedRows {
         }
     }
 
+    fn reach(&self, long: bool) -> &Reach {
+        if long {
+            &self.after_long
+        } else {
+            &self.after
+        }
+    }
+
     fn end(&self) -> i64 {
         self.first + self.moved.len() as i64
     }
@@ -230,33 +239,35 @@ pub fn side_near(
 ) -> Side {
     Side {
         accompanied: accompanied(cx, (x, xm), (y, ym), bs),
-        followed: followed(x, &y.after, y.first),
-        followed_by_chance_milli: followed_by_chance(x, (&y.after, y.first), day_in_buckets(bs)),
-        followed_long: followed(x, &y.after_long, y.first),
-        followed_long_by_chance_milli: followed_by_chance(
-            x,
-            (&y.after_long, y.first),
-            day_in_buckets(bs),
-        ),
+        followed: followed(x, y, false),
+        followed_by_chance_milli: followed_by_chance(x, y, false, day_in_buckets(bs)),
+        followed_long: followed(x, y, true),
+        followed_long_by_chance_milli: followed_by_chance(x, y, true, day_in_buckets(bs)),
         ..Side::default()
     }
 }
 
-/// Sittings of `x` that begin within the reach `after` of `y`'s moves (rows
-/// from word `first`).
-fn followed(x: &MovedRows, after: &Reach, first: i64) -> u32 {
-    x.starts
+/// Sittings of `x` that begin at most the horizon (the long one when
+/// `long`) after a move of `y`, or in the bucket of one.
+fn followed(x: &MovedRows, y: &MovedRows, long: bool) -> u32 {
+    let Some((lo, hi)) = overlap(x, y) else {
+        return 0;
+    };
+    let starts = &x.starts[(lo - x.first) as usize..(hi - x.first) as usize];
+    let after = &y.reach(long).bits[(lo - y.first) as usize..(hi - y.first) as usize];
+    starts
         .iter()
-        .enumerate()
-        .map(|(i, s)| (s & after.word(first, x.first + i as i64)).count_ones())
+        .zip(after)
+        .map(|(s, a)| (s & a).count_ones())
         .sum()
 }
 
 /// [`super::following::Following::by_chance_milli`] on rows: `x`'s
-/// sitting starts moved by whole days of `day` buckets against the reach of
-/// `y`'s moves, a word at a time. The reach lies within its span, so the
+/// sitting starts moved by whole days of `day` buckets against the reach
+/// (the long one when `long`) of `y`'s moves, a word at a time. The reach lies within its span, so the
 /// starts that land outside it meet no bit there.
-fn followed_by_chance(x: &MovedRows, (after, first): (&Reach, i64), day: i64) -> u32 {
+fn followed_by_chance(x: &MovedRows, y: &MovedRows, long: bool, day: i64) -> u32 {
+    let after = y.reach(long);
     let Some((lo, hi)) = after.span else {
         return milli(0, 0);
     };
@@ -271,7 +282,7 @@ fn followed_by_chance(x: &MovedRows, (after, first): (&Reach, i64), day: i64) ->
         n += (to - from) as u32;
         let (a, b) = (x.start_list[from] + shift, x.start_list[to - 1] + shift);
         for w in a.div_euclid(64)..=b.div_euclid(64) {
-            let bits = after.word(first, w);
+            let bits = after.word(y.first, w);
             if bits != 0 {
                 k += (bits & x.starts_from(w * 64 - shift)).count_ones();
             }
