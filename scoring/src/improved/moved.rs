@@ -9,7 +9,8 @@
 //! - **following** is one `popcount` a word: the buckets that begin a
 //!   sitting of `x` against those in which `y` moved at most the horizon
 //!   before (two hours, and four); by chance, the same with `x`'s starts
-//!   moved by whole days, read unaligned a word at a time;
+//!   moved by whole days, counted per bucket in three bit planes built
+//!   once per account;
 //! - **one sitting** walks, address by address, only the addresses both
 //!   moved from: `x`'s buckets on one against `y`'s within the horizon;
 //! - **two bodies** looks up addresses only in the buckets both moved in
@@ -45,6 +46,11 @@ pub struct MovedRows {
     rank: Vec<u32>,
     /// The buckets that begin a sitting, ascending (as in `starts`).
     start_list: Vec<i64>,
+    /// Those starts moved by each of [`SHIFT_DAYS`]: how many land in each
+    /// bucket (at most six), as three bit planes (1, 2, 4) from word
+    /// `shifted_first`.
+    shifted: [Vec<u64>; 3],
+    shifted_first: i64,
     /// The addresses moved from, ascending; the moved buckets (indexes,
     /// ascending) of `ips[i]` are `by_ip[ip_from[i]..ip_from[i + 1]]`.
     ips: Vec<IpId>,
@@ -106,15 +112,6 @@ impl Reach {
                 .map(|(&lo, &hi)| (lo, hi + horizon)),
         }
     }
-
-    /// The word of absolute word number `w` of rows beginning at word
-    /// `first` (0 outside them).
-    fn word(&self, first: i64, w: i64) -> u64 {
-        usize::try_from(w - first)
-            .ok()
-            .and_then(|i| self.bits.get(i))
-            .map_or(0, |&a| a)
-    }
 }
 
 fn reach(bs: i64) -> (i64, i64) {
@@ -154,6 +151,7 @@ impl MovedRows {
                 rows.start_list.push(k);
             }
         }
+        rows.shift_starts(day_in_buckets(bs));
         let mut seen = 0u32;
         rows.rank = rows
             .moved
@@ -182,21 +180,27 @@ impl MovedRows {
         self.starts.iter().map(|w| w.count_ones()).sum()
     }
 
-    /// The 64 `starts` bits from absolute bucket `q` on (bit `i` is bucket
-    /// `q + i`; 0 outside the rows).
-    fn starts_from(&self, q: i64) -> u64 {
-        let at = q - self.first * 64;
-        let word = |i: i64| {
-            usize::try_from(i)
-                .ok()
-                .and_then(|i| self.starts.get(i))
-                .map_or(0, |&w| w)
+    /// Fills `shifted` from `start_list`, for days of `day` buckets.
+    fn shift_starts(&mut self, day: i64) {
+        let (Some(&lo), Some(&hi)) = (self.start_list.first(), self.start_list.last()) else {
+            return;
         };
-        let (i, off) = (at.div_euclid(64), at.rem_euclid(64) as u32);
-        if off == 0 {
-            word(i)
-        } else {
-            word(i) >> off | word(i + 1) << (64 - off)
+        let reach = SHIFT_DAYS.iter().map(|d| d.abs()).max().unwrap_or(0) * day;
+        self.shifted_first = (lo - reach).div_euclid(64);
+        let words = ((hi + reach).div_euclid(64) - self.shifted_first + 1) as usize;
+        self.shifted = std::array::from_fn(|_| vec![0u64; words]);
+        let base = self.shifted_first * 64;
+        for &s in &self.start_list {
+            for d in SHIFT_DAYS {
+                let at = (s + d * day - base) as usize;
+                // Adds one to the three-bit count of bucket `at`.
+                let mut carry = 1u64 << (at % 64);
+                for plane in &mut self.shifted {
+                    let over = plane[at / 64] & carry;
+                    plane[at / 64] ^= carry;
+                    carry = over;
+                }
+            }
         }
     }
 
@@ -263,32 +267,40 @@ fn followed(x: &MovedRows, y: &MovedRows, long: bool) -> u32 {
 }
 
 /// [`super::following::Following::by_chance_milli`] on rows: `x`'s
-/// sitting starts moved by whole days of `day` buckets against the reach
-/// (the long one when `long`) of `y`'s moves, a word at a time. The reach lies within its span, so the
-/// starts that land outside it meet no bit there.
+/// sitting starts moved by whole days of `day` buckets (`shifted`, counted
+/// per bucket in three bit planes) against the reach (the long one when
+/// `long`) of `y`'s moves, a word at a time. The reach lies within its
+/// span, so the starts that land outside it meet no bit there.
 fn followed_by_chance(x: &MovedRows, y: &MovedRows, long: bool, day: i64) -> u32 {
     let after = y.reach(long);
     let Some((lo, hi)) = after.span else {
         return milli(0, 0);
     };
-    let (mut k, mut n) = (0u32, 0u32);
-    for d in SHIFT_DAYS {
-        let shift = d * day;
-        let from = x.start_list.partition_point(|&s| s + shift < lo);
-        let to = x.start_list.partition_point(|&s| s + shift <= hi);
-        if from >= to {
-            continue;
-        }
-        n += (to - from) as u32;
-        let (a, b) = (x.start_list[from] + shift, x.start_list[to - 1] + shift);
-        for w in a.div_euclid(64)..=b.div_euclid(64) {
-            let bits = after.word(y.first, w);
-            if bits != 0 {
-                k += (bits & x.starts_from(w * 64 - shift)).count_ones();
-            }
+    let n: usize = SHIFT_DAYS
+        .iter()
+        .map(|d| {
+            let shift = d * day;
+            let from = x.start_list.partition_point(|&s| s + shift < lo);
+            let to = x.start_list.partition_point(|&s| s + shift <= hi);
+            to.saturating_sub(from)
+        })
+        .sum();
+    let words = x.shifted[0].len() as i64;
+    let (a, b) = (
+        x.shifted_first.max(y.first),
+        (x.shifted_first + words).min(y.first + after.bits.len() as i64),
+    );
+    let mut k = 0u32;
+    for w in a..b {
+        let bits = after.bits[(w - y.first) as usize];
+        if bits != 0 {
+            let i = (w - x.shifted_first) as usize;
+            k += (0..3)
+                .map(|p| (x.shifted[p][i] & bits).count_ones() << p)
+                .sum::<u32>();
         }
     }
-    milli(k, n)
+    milli(k, n as u32)
 }
 
 /// One sitting of `x`: over its moved buckets in time order, the best
