@@ -36,8 +36,8 @@ def features(ab, ba, s):
 
 
 def following(s):
-    """Mirror of scoring::improved::following_ratios and
-    long_following_ratios, in tens, larger first."""
+    """Mirror of scoring::improved::following_ratios (two hours, then
+    four), in tens, larger first."""
     out = []
     for long in ("", "_long"):
         r = [llr(s.get(f"{x}_followed{long}", 0), s[f"{x}_sittings"],

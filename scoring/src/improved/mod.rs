@@ -135,8 +135,8 @@ pub fn features(ab: f64, ba: f64, s: &Signals) -> [f64; N] {
     let fewer = s.a_buckets.min(s.b_buckets).max(1) as f64;
     let uncrowded = s.shared_ip_days.saturating_sub(s.crowded_ip_days) as f64;
     let switches = s.switches.max(1) as f64;
-    let (ra, rb) = following_ratios(s);
-    let (la, lb) = long_following_ratios(s);
+    let (ra, rb) = following_ratios(s, false);
+    let (la, lb) = following_ratios(s, true);
     [
         log_odds(ab.max(ba)),
         log_odds(ab.min(ba)),
@@ -155,6 +155,7 @@ pub fn features(ab: f64, ba: f64, s: &Signals) -> [f64; N] {
         (1.0 + s.switches as f64).ln(),
         lead_share(s),
         lead_share(s).powi(2),
+        // The ratios in tens: a few tens of nats for a puppet over a season.
         ra.max(rb) / 10.0,
         ra.min(rb) / 10.0,
         la.max(lb) / 10.0,
@@ -164,31 +165,26 @@ pub fn features(ab: f64, ba: f64, s: &Signals) -> [f64; N] {
 
 /// Following against chance, each side's as a log-likelihood ratio
 /// ([`timing::llr`]): how much more often than on other days its sittings
-/// began after a move of the other account.
-pub fn following_ratios(s: &Signals) -> (f64, f64) {
+/// began after a move of the other account; within four hours when `long`
+/// ([`following::LONG_FOLLOW_SECONDS`]), else within two.
+pub fn following_ratios(s: &Signals, long: bool) -> (f64, f64) {
     let ratio = |k: u32, n: u32, chance: u32| timing::llr(k, n, chance as f64 / 1000.0);
-    (
-        ratio(s.a_followed, s.a_sittings, s.a_followed_by_chance_milli),
-        ratio(s.b_followed, s.b_sittings, s.b_followed_by_chance_milli),
-    )
-}
-
-/// [`following_ratios`] at the long horizon
-/// ([`following::LONG_FOLLOW_SECONDS`]).
-pub fn long_following_ratios(s: &Signals) -> (f64, f64) {
-    let ratio = |k: u32, n: u32, chance: u32| timing::llr(k, n, chance as f64 / 1000.0);
-    (
-        ratio(
+    let [ak, bk, ac, bc] = if long {
+        [
             s.a_followed_long,
-            s.a_sittings,
-            s.a_followed_long_by_chance_milli,
-        ),
-        ratio(
             s.b_followed_long,
-            s.b_sittings,
+            s.a_followed_long_by_chance_milli,
             s.b_followed_long_by_chance_milli,
-        ),
-    )
+        ]
+    } else {
+        [
+            s.a_followed,
+            s.b_followed,
+            s.a_followed_by_chance_milli,
+            s.b_followed_by_chance_milli,
+        ]
+    };
+    (ratio(ak, s.a_sittings, ac), ratio(bk, s.b_sittings, bc))
 }
 
 /// The log-odds of a reference similarity, clamped to [1e-4, 1 - 1e-4]
