@@ -1,22 +1,25 @@
-//! Following against chance: how many of an account's sittings began
-//! within a horizon after a move of the other account (from any address),
-//! and the same share with its sittings moved one to three days either way
-//! (whole days of buckets: the same hours of the day), of those that land
-//! where the other played. Two evening players follow each other by
-//! chance; a puppet follows its owner's main account more. Read at the
-//! sitting horizon ([`SITTING_SECONDS`], two hours) and at a long one
-//! ([`LONG_FOLLOW_SECONDS`]): a careful owner of four or more accounts
+//! Following against chance: how many of an account's sittings began within
+//! a horizon after a move of the other account (from any address), and the
+//! same share with its sittings moved one to three days either way (whole
+//! days of buckets: the same hours of the day), of those that land where
+//! the other played. Two evening players follow each other by chance; a
+//! puppet follows its owner's main account more. Read at the sitting
+//! horizon ([`super::signals::SITTING_SECONDS`], two hours) and at a long
+//! one ([`LONG_FOLLOW_SECONDS`]): a careful owner of four or more accounts
 //! plays his last ones hours after his first.
 //!
 //! This is the definition, on segments. The scan counts the same on bit
 //! rows ([`super::moved`]); a property test checks that they agree.
 
-use super::signals::{SITTING_GAP_SECONDS, SITTING_SECONDS};
-use super::timing::{milli, SHIFT_DAYS};
+use super::signals::SITTING_GAP_SECONDS;
 use schema::Segment;
 
 /// The long following horizon.
 pub const LONG_FOLLOW_SECONDS: i64 = 4 * 3600;
+
+/// The days a sitting is moved by to read chance (here and for the timing
+/// pairs, [`super::timing`]).
+pub const SHIFT_DAYS: [i64; 6] = [-3, -2, -1, 1, 2, 3];
 
 /// One side's following at one horizon.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -76,8 +79,11 @@ pub fn following(x: &[Segment], y: &[Segment], bs: i64, horizon: i64) -> Followi
     }
 }
 
-/// Following by chance at the sitting horizon, in thousandths (the count
-/// itself is [`super::signals::Side::followed`]).
-pub fn followed_by_chance(x: &[Segment], y: &[Segment], bs: i64) -> u32 {
-    following(x, y, bs, SITTING_SECONDS).by_chance_milli
+/// `k / n` in thousandths, rounded; 500 when `n` is 0 (no reading).
+pub(crate) fn milli(k: u32, n: u32) -> u32 {
+    if n == 0 {
+        500
+    } else {
+        ((1000 * k as u64 + n as u64 / 2) / n as u64) as u32
+    }
 }

@@ -21,9 +21,8 @@
 //! `scoring/tests/improved.rs` checks that the scan's path agrees with them.
 
 use super::context::Context;
-use super::following::{day_in_buckets, LONG_FOLLOW_SECONDS};
+use super::following::{day_in_buckets, milli, LONG_FOLLOW_SECONDS, SHIFT_DAYS};
 use super::signals::{Side, SITTING_GAP_SECONDS, SITTING_SECONDS};
-use super::timing::{milli, SHIFT_DAYS};
 use crate::bits::MovedBuckets;
 use schema::{day_of, IpId};
 

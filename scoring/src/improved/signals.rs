@@ -2,7 +2,7 @@
 //! and crowded addresses (see [`schema::Signals`]).
 
 use super::context::Context;
-use super::following::{followed_by_chance, following, LONG_FOLLOW_SECONDS};
+use super::following::{following, LONG_FOLLOW_SECONDS};
 use super::handoffs::{handoffs, Handoffs};
 use super::order::{first_movers, first_movers_by_stretches};
 use schema::{day_of, Epoch, IpDay, IpId, Segment, Signals, UserId};
@@ -218,7 +218,7 @@ pub fn side_near(cx: &Context<'_>, x: &[Segment], y: &[Segment], bs: i64) -> Sid
             out.followed += 1;
         }
     }
-    out.followed_by_chance_milli = followed_by_chance(x, y, bs);
+    out.followed_by_chance_milli = following(x, y, bs, SITTING_SECONDS).by_chance_milli;
     let long = following(x, y, bs, LONG_FOLLOW_SECONDS);
     out.followed_long = long.followed;
     out.followed_long_by_chance_milli = long.by_chance_milli;

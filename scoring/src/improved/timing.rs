@@ -28,6 +28,8 @@
 //! This module does not score pairs that shared an address: those are the
 //! ordinary candidate pairs, scored by [`super::MODEL`].
 
+use super::following::milli;
+pub use super::following::SHIFT_DAYS;
 use super::handoffs::MoveTimes;
 use super::order::{first_movers_by_stretches, stretches};
 use rayon::prelude::*;
@@ -46,8 +48,6 @@ pub const HIDDEN_SHARE: f64 = 0.8;
 pub const FOLLOW_SECONDS: i64 = 2 * 3600;
 /// A pause longer than this begins a new sitting.
 pub const SITTING_GAP_SECONDS: i64 = 3600;
-/// The days the hidden account's play is moved by to read chance.
-pub const SHIFT_DAYS: [i64; 6] = [-3, -2, -1, 1, 2, 3];
 /// Pairs whose two ratios add up to less are not kept.
 pub const KEEP_FROM: f64 = 4.0;
 /// Pairs whose following ratio is under this are not kept either (and
@@ -467,14 +467,5 @@ impl Hidden {
             hidden_opened: h,
             other_opened_by_chance_milli: milli(co, co + ch),
         })
-    }
-}
-
-/// `k / n` in thousandths, rounded; 500 when `n` is 0 (no reading).
-pub(crate) fn milli(k: u32, n: u32) -> u32 {
-    if n == 0 {
-        500
-    } else {
-        ((1000 * k as u64 + n as u64 / 2) / n as u64) as u32
     }
 }
