@@ -6,7 +6,9 @@ use serde::{Deserialize, Serialize};
 
 /// What improved mode reads from how two accounts use their addresses, for
 /// the unordered pair `{a, b}` (`a` is the directed pair's first account).
-/// Counts only, so that evidence compares exactly.
+/// Counts only, so that evidence compares exactly. The store keeps them as
+/// an array in this order: a field added here goes last, with
+/// `#[serde(default)]`, so that rows stored before it still read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Signals {
     /// Buckets in which `a` (resp. `b`) moved.
