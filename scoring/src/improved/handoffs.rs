@@ -96,6 +96,7 @@ impl MoveTimes {
         let Some(list) = self.by_user.get_mut(u as usize) else {
             return;
         };
+        list.reserve(moves.len());
         list.extend(
             moves
                 .iter()
