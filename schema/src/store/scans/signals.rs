@@ -6,9 +6,10 @@
 //! partner's swapped (or that has no partner) keeps its own.
 //!
 //! A row stores its signals as a JSON array, the fields in the order
-//! [`Signals`] declares them and the timing (if any) as a nested array last
-//! ([`compact`]): a fifth of the bytes of the named form, which rows stored
-//! before it hold and which still reads (serde reads a struct from either).
+//! [`Signals`] declares them and the timing last, as a nested array or
+//! `null` ([`compact`]): about a sixth of the bytes of the named form, which
+//! rows stored before it hold and which still reads (serde reads a struct
+//! from either).
 //! So a field added to [`Signals`] goes last, with `#[serde(default)]`.
 
 use crate::model::PairScore;
@@ -68,9 +69,8 @@ pub(super) fn compact(s: &Signals) -> String {
         s.a_first,
         s.b_first,
     ];
-    let mut out = serde_json::to_string(&counts).expect("counts serialize");
-    if let Some(t) = s.timing {
-        let timing = (
+    let timing = s.timing.map(|t| {
+        (
             t.a_hidden,
             t.sittings,
             t.followed,
@@ -78,12 +78,15 @@ pub(super) fn compact(s: &Signals) -> String {
             t.other_opened,
             t.hidden_opened,
             t.other_opened_by_chance_milli,
-        );
-        out.pop();
-        out.push(',');
-        out.push_str(&serde_json::to_string(&timing).expect("timing serializes"));
-        out.push(']');
-    }
+        )
+    });
+    // The timing is written even when there is none (`null`), so that a
+    // field added after it keeps its place.
+    let mut out = serde_json::to_string(&counts).expect("counts serialize");
+    out.pop();
+    out.push(',');
+    out.push_str(&serde_json::to_string(&timing).expect("timing serializes"));
+    out.push(']');
     out
 }
 
@@ -186,7 +189,10 @@ mod tests {
             let named = serde_json::to_string(&s).unwrap();
             assert!(stored.len() * 3 < named.len(), "{stored} against {named}");
         }
-        assert!(compact(&every_field(Some(timing))).ends_with(",[true,31,32,33,34,35,36]]"));
+        assert!(
+            compact(&every_field(Some(timing))).ends_with(",4000000026,[true,31,32,33,34,35,36]]")
+        );
+        assert!(compact(&every_field(None)).ends_with(",4000000026,null]"));
     }
 
     #[test]
