@@ -32,6 +32,7 @@ use super::following::milli;
 pub use super::following::SHIFT_DAYS;
 use super::handoffs::MoveTimes;
 use super::order::{first_movers_by_stretches, stretches};
+use super::signals::SITTING_SECONDS;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use schema::{Epoch, IpDay, IpId, Season, Segments, Signals, Timing, UserId};
@@ -44,10 +45,11 @@ pub const EXIT_ACCOUNTS: usize = 8;
 /// shared exits.
 pub const HIDDEN_SHARE: f64 = 0.8;
 /// A sitting of the hidden account follows the other account when the
-/// other moved in its bucket or in the buckets this many seconds before.
-pub const FOLLOW_SECONDS: i64 = 2 * 3600;
-/// A pause longer than this begins a new sitting.
-pub const SITTING_GAP_SECONDS: i64 = 3600;
+/// other moved in its bucket or in the buckets this many seconds before:
+/// the horizon of following in the other pairs' signals.
+pub const FOLLOW_SECONDS: i64 = SITTING_SECONDS;
+/// A pause longer than this begins a new sitting (as in the signals).
+pub use super::signals::SITTING_GAP_SECONDS;
 /// Pairs whose two ratios add up to less are not kept.
 pub const KEEP_FROM: f64 = 4.0;
 /// Pairs whose following ratio is under this are not kept either (and
