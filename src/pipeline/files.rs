@@ -12,7 +12,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 /// Reads logs straight into segments, storing nothing: `detect report
 /// --input`. Sorts by time (stably) unless `reference_order`.
 ///
-/// Parsing and segmenting overlap ([`read_moves`]): reader threads parse
+/// Parsing and segmenting overlap (`read_moves`): reader threads parse
 /// the logs, a plain JSON-lines log in ranges side by side, and this thread
 /// interns the names and segments the moves in file order as they come. A
 /// log found out of time order is read again, sorted and segmented at the

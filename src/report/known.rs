@@ -1,4 +1,4 @@
-//! Reports with verdicts: a scan is first sorted by [`scoring::triage`];
+//! Reports with verdicts: a scan is first sorted by [`mod@scoring::triage`];
 //! flags and cliques to review go through the ordinary report writers, known
 //! relationships and flagged pairs with a verdict get sections of their own
 //! (text, JSON, HTML), and CSV rows get `status` and `verdict` columns.

@@ -13,14 +13,14 @@
 //! - **seasons**, **scans** (parameters, every directed pair with its
 //!   evidence, cliques), and the daemon's **source marks**.
 //!
-//! The code is split by table family: [`moves`] (raw moves, games, the
-//! ingest transaction), [`segments`] (segmentations and their runs),
-//! [`seasons`], [`scans`] (scans, their pairs and cliques), [`crowds`] (the
-//! addresses a scan left out for crowding), [`marks`] (the daemon's
-//! high-water marks), [`pseudonyms`] (IP pseudonyms per season),
-//! [`verdicts`] and [`audit`] (append-only), [`alerts`] (alerts delivered),
-//! [`users`] (accounts of the tool and their sessions), [`links`] (look-ups
-//! across scans for the web pages); [`sql`] holds the batched insert helper
+//! The code is split by table family: `moves` (raw moves, games, the
+//! ingest transaction), `segments` (segmentations and their runs),
+//! `seasons`, `scans` (scans, their pairs and cliques), `crowds` (the
+//! addresses a scan left out for crowding), `marks` (the daemon's
+//! high-water marks), `pseudonyms` (IP pseudonyms per season),
+//! `verdicts` and `audit` (append-only), `alerts` (alerts delivered),
+//! `users` (accounts of the tool and their sessions), `links` (look-ups
+//! across scans for the web pages); `sql` holds the batched insert helper
 //! they share.
 
 mod alerts;

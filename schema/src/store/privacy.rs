@@ -164,8 +164,8 @@ impl Store {
             .transpose()?)
     }
 
-    /// How the audit log names `ip`: never the raw address (see
-    /// [`audit_ip`]).
+    /// How the audit log names `ip`: never the raw address (see the free
+    /// function `audit_ip` of this module).
     pub fn audit_ip(&self, ip: &str) -> String {
         audit_ip(self.ip_key.as_deref(), ip.trim())
     }

@@ -17,7 +17,7 @@
 //!   (one `and` a word).
 //!
 //! What this is not: a second definition. The functions in
-//! [`super::signals`] are the definition; the property test in
+//! [`mod@super::signals`] are the definition; the property test in
 //! `scoring/tests/improved.rs` checks that the scan's path agrees with them.
 
 use super::context::Context;

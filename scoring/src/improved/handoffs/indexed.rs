@@ -7,7 +7,7 @@
 //!   account's moves from such an address whose move just before it (in
 //!   the merge of both accounts' moves) is the other's, from that address
 //!   and within the sitting horizon. These are put in merge order and
-//!   counted by [`super::count_switch`], as the merge would count them.
+//!   counted by `super::count_switch`, as the merge would count them.
 //! - **close** moves are at most [`CLOSE_SECONDS`] apart, so only cells of
 //!   time in which both moved, or side by side, are looked at; within a
 //!   cell, a mask of 32-second slices says whether two moves can be that
