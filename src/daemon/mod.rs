@@ -110,6 +110,11 @@ impl Control {
 struct Daemon {
     ctx: tick::Context,
     memory: tokio::sync::Mutex<Memory>,
+    /// Held while a tick takes or releases `memory` and says so, and while
+    /// a tick that found it taken says it is skipped: the log then reads in
+    /// the order the lock was taken (a skip never lands between another
+    /// tick taking the lock and logging its start, or after its end).
+    log_order: std::sync::Mutex<()>,
     ticks: AtomicU64,
 }
 
@@ -120,20 +125,25 @@ impl Daemon {
         if self.ctx.control.stopping() {
             return None;
         }
-        let Ok(mut memory) = self.memory.try_lock() else {
-            tracing::info!(
-                kind = kind.as_str(),
-                "tick skipped: the previous tick is still running"
-            );
-            return None;
+        let (mut memory, n) = {
+            let _order = self.log_order.lock().unwrap_or_else(|e| e.into_inner());
+            let Ok(memory) = self.memory.try_lock() else {
+                tracing::info!(
+                    kind = kind.as_str(),
+                    "tick skipped: the previous tick is still running"
+                );
+                return None;
+            };
+            if self.ctx.control.stopping() {
+                return None;
+            }
+            let n = self.ticks.fetch_add(1, Ordering::SeqCst) + 1;
+            tracing::info!(tick = n, kind = kind.as_str(), "tick started");
+            (memory, n)
         };
-        if self.ctx.control.stopping() {
-            return None;
-        }
-        let n = self.ticks.fetch_add(1, Ordering::SeqCst) + 1;
         let started = Instant::now();
-        tracing::info!(tick = n, kind = kind.as_str(), "tick started");
         let outcome = tick::run(&self.ctx, &mut memory, kind).await;
+        let _order = self.log_order.lock().unwrap_or_else(|e| e.into_inner());
         tracing::info!(
             tick = n,
             kind = kind.as_str(),
@@ -143,6 +153,7 @@ impl Daemon {
             elapsed_ms = started.elapsed().as_millis() as u64,
             "tick finished"
         );
+        drop(memory);
         Some(outcome)
     }
 
@@ -252,6 +263,7 @@ pub async fn run(cli_db: &str, args: DaemonArgs) -> Result<()> {
             control,
         },
         memory: tokio::sync::Mutex::new(Memory::new(live)),
+        log_order: std::sync::Mutex::new(()),
         ticks: AtomicU64::new(0),
     });
     if args.once {
