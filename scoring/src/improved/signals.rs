@@ -168,12 +168,12 @@ pub fn totals(x: &[Segment], bs: i64) -> (u32, u32) {
     (buckets, sittings)
 }
 
-/// The parts of [`Side`] that need `y` nearby (`accompanied`, `followed`;
-/// the counts are left 0): visits only `x`'s buckets within
-/// [`SITTING_SECONDS`] of one of `y`'s, jumping over the rest.
+/// The parts of [`Side`] that read `y` (the counts are left 0):
+/// `accompanied` visits only `x`'s buckets within [`SITTING_SECONDS`] of
+/// one of `y`'s, jumping over the rest; following, at both horizons and
+/// by chance, is [`following`]'s.
 pub fn side_near(cx: &Context<'_>, x: &[Segment], y: &[Segment], bs: i64) -> Side {
     let horizon = SITTING_SECONDS.max(bs);
-    let gap = SITTING_GAP_SECONDS.max(bs);
     let reach = 2 * (horizon / bs) as usize + 1;
     let mut out = Side::default();
     let (mut i, mut lo) = (0usize, 0usize);
@@ -204,21 +204,10 @@ pub fn side_near(cx: &Context<'_>, x: &[Segment], y: &[Segment], bs: i64) -> Sid
             }
         }
         out.accompanied += best;
-        let starts = !x[..i - 1]
-            .iter()
-            .rev()
-            .take_while(|p| p.bucket >= s.bucket - gap)
-            .any(|p| !p.moves.is_empty());
-        if starts
-            && near
-                .iter()
-                .take_while(|t| t.bucket <= s.bucket)
-                .any(|t| !t.moves.is_empty())
-        {
-            out.followed += 1;
-        }
     }
-    out.followed_by_chance_milli = following(x, y, bs, SITTING_SECONDS).by_chance_milli;
+    let short = following(x, y, bs, SITTING_SECONDS);
+    out.followed = short.followed;
+    out.followed_by_chance_milli = short.by_chance_milli;
     let long = following(x, y, bs, LONG_FOLLOW_SECONDS);
     out.followed_long = long.followed;
     out.followed_long_by_chance_milli = long.by_chance_milli;
