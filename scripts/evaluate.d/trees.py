@@ -1,0 +1,76 @@
+"""An experiment, not part of the product: improved mode's 21 features
+scored by gradient-boosted trees (monotone where the direction is plain)
+against the logistic model, both fit on the same training seeds, compared
+on held-out seeds of both worlds at 0.5 (EVALUATION.md, tenth round).
+Needs numpy and scikit-learn (the product's fit.py needs neither).
+
+   gen.sh BIN DIR -- 1..100 101..180
+   gen.sh BIN CROWDED --players 1200 --nat-crowd 25 -- 1..30
+   python3 trees.py DIR CROWDED
+"""
+import sys
+
+import numpy as np
+from features import FEATURES, undirected
+from sklearn.ensemble import HistGradientBoostingClassifier
+from sklearn.linear_model import LogisticRegression
+
+# +1: more reads more likely one person; -1: less; 0: left to the data.
+MONOTONE = {"reference_max_log_odds": 1, "reference_min_log_odds": 1, "apart_rate": -1,
+            "log_networks": 1, "log_uncrowded_ip_days": 1, "log_close": -1, "lead_share": 1,
+            "following_ratio_max": 1, "long_following_ratio_max": 1}
+
+
+def seasons(d, seeds):
+    """Per seed: its undirected pairs, its true pairs and careful owners' pairs."""
+    out = []
+    for s in seeds:
+        pairs, truth = undirected(f"{d}/s{s}/improved.json", f"{d}/s{s}/truth.json")
+        size = [(len(g["accounts"]), g["style"]) for g in truth["groups"]]
+        out.append((pairs, sum(n * (n - 1) // 2 for n, _ in size),
+                    sum(n * (n - 1) // 2 for n, st in size if st == "cautious")))
+    return out
+
+
+def rows(data):
+    xs = [(p["x"], p["label"]) for pairs, _, _ in data for p in pairs.values() if p["x"] is not None]
+    return np.array([x for x, _ in xs]), np.array([y for _, y in xs])
+
+
+def report(name, data, model):
+    flagged = tp = households = nat = careful = true = cautious = 0
+    for pairs, t, c in data:
+        true, cautious = true + t, cautious + c
+        keys = [k for k, p in pairs.items() if p["x"] is not None]
+        x = np.array([pairs[k]["x"] for k in keys]) if keys else np.zeros((0, len(FEATURES)))
+        score = dict(zip(keys, model.predict_proba(x)[:, 1])) if keys else {}
+        for k, p in pairs.items():
+            if score.get(k, p["improved"]) < 0.5:  # timing pairs keep their own model's
+                continue
+            flagged += 1
+            if p["label"]:
+                tp += 1
+                careful += p["style"] == "cautious"
+            else:
+                households += p["cause"] == "household"
+                nat += p["cause"] == "carrier_nat"
+    pr, rc = tp / max(flagged, 1), tp / true
+    print(f"{name:40s} precision {pr:.3f} recall {rc:.3f} F1 {2 * pr * rc / (pr + rc):.3f} "
+          f"households {households} carrier NAT {nat} careful {careful}/{cautious} = {careful / cautious:.3f}")
+
+
+if __name__ == "__main__":
+    d, crowded = sys.argv[1], sys.argv[2]
+    train = seasons(d, [*range(1, 11), *range(31, 61), *range(101, 181)]) + seasons(crowded, range(16, 31))
+    held = [("default 11-30", seasons(d, range(11, 31))), ("default 61-100", seasons(d, range(61, 101))),
+            ("crowded 1-5", seasons(crowded, range(1, 6))), ("crowded 6-15", seasons(crowded, range(6, 16)))]
+    x, y = rows(train)
+    models = [("logistic", LogisticRegression(C=1.0, max_iter=5000)),
+              ("trees", HistGradientBoostingClassifier(
+                  max_depth=3, learning_rate=0.05, max_iter=300, l2_regularization=1.0,
+                  monotonic_cst=[MONOTONE.get(f, 0) for f in FEATURES],
+                  early_stopping=False, random_state=0))]
+    for name, model in models:
+        model.fit(x, y)
+        for set_name, data in held:
+            report(f"{name}, {set_name}", data, model)
