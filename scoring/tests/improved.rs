@@ -471,7 +471,7 @@ proptest! {
     }
 
     #[test]
-    fn the_model_stays_in_0_1(x in prop::array::uniform21(-1e6f64..1e6)) {
+    fn the_model_stays_in_0_1(x in prop::array::uniform22(-1e6f64..1e6)) {
         let p = MODEL.probability(&x);
         prop_assert!((0.0..=1.0).contains(&p));
     }

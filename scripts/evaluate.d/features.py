@@ -5,10 +5,11 @@ import math
 
 FEATURES = ["reference_max_log_odds", "reference_min_log_odds", "sitting_max", "sitting_min",
             "followed_max", "followed_min",
-            "apart_rate", "log_networks", "log_uncrowded_ip_days", "crowded_share",
+            "apart_rate", "log_networks", "log_uncrowded_ip_days",
             "return_share", "spaced_share", "turn_share", "log_close", "log_switches",
             "lead_share", "lead_share_squared", "following_ratio_max", "following_ratio_min",
-            "long_following_ratio_max", "long_following_ratio_min"]
+            "long_following_ratio_max", "long_following_ratio_min",
+            "reference_max_by_shared_days", "followed_max_by_shared_days"]
 
 
 def log_odds(p):
@@ -27,12 +28,12 @@ def features(ab, ba, s):
     uncrowded = max(s["shared_ip_days"] - s["crowded_ip_days"], 0)
     switches = max(s.get("switches", 0), 1)
     lead = abs(s.get("a_first", 0) - s.get("b_first", 0)) / (s.get("a_first", 0) + s.get("b_first", 0) + 2)
+    days = math.log1p(s["shared_ip_days"])
     return [log_odds(max(ab, ba)), log_odds(min(ab, ba)), max(sa, sb), min(sa, sb), max(fa, fb), min(fa, fb),
             min(s["apart"] / fewer, 1.0), math.log1p(s["networks"]), math.log1p(uncrowded),
-            s["crowded_ip_days"] / max(s["shared_ip_days"], 1),
             s.get("returns", 0) / switches, s.get("spaced", 0) / switches, s.get("turns", 0) / switches,
             math.log1p(s.get("close", 0)), math.log1p(s.get("switches", 0)),
-            lead, lead * lead] + following(s)
+            lead, lead * lead] + following(s) + [log_odds(max(ab, ba)) * days, max(fa, fb) * days]
 
 
 def following(s):
