@@ -11,6 +11,9 @@ FEATURES = ["reference_max_log_odds", "reference_min_log_odds", "sitting_max", "
             "long_following_ratio_max", "long_following_ratio_min",
             "reference_max_by_shared_days", "followed_max_by_shared_days"]
 
+# The seeds improved mode's model is fit on (`fit.py`, `scripts/evaluate --fit`).
+TRAINING_SEEDS = [*range(1, 11), *range(31, 61), *range(101, 181)]
+
 
 def log_odds(p):
     p = min(max(p, 1e-4), 1 - 1e-4)

@@ -1,8 +1,8 @@
 """How the tenth round chose its products of features, on training seeds
 only: greedy forward selection of pairwise products of the features, by
 the log-loss of two-fold cross-validation (even and odd training seeds)
-of a logistic model. Needs numpy and scikit-learn; pairs the product's
-model scored under 0.001 are left out for speed (7 true pairs of 5,594
+of a logistic model. Needs numpy and scikit-learn; pairs the model in use
+scored under 0.001 are left out for speed (7 true pairs of 5,594
 in the tenth round). The tenth round ran it on the eighth round's 21
 features (`git show fb5111c:scripts/evaluate.d/features.py`): it chose
 the 2015 score's log-odds times the log of the uncrowded days shared,
@@ -15,16 +15,14 @@ import itertools
 import sys
 
 import numpy as np
-from features import FEATURES, undirected
+from features import FEATURES, TRAINING_SEEDS, undirected
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import log_loss
 from sklearn.preprocessing import StandardScaler
 
 
-
 def training(d, crowded):
-    default = [*range(1, 11), *range(31, 61), *range(101, 181)]
-    sets = [(d, s, i % 2) for i, s in enumerate(default)]
+    sets = [(d, s, i % 2) for i, s in enumerate(TRAINING_SEEDS)]
     sets += [(crowded, s, i % 2) for i, s in enumerate(range(16, 31))]
     x, y, fold = [], [], []
     for w, s, f in sets:

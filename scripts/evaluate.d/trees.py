@@ -13,7 +13,7 @@ figures of EVALUATION.md were read with the eighth round's 21 features
 import sys
 
 import numpy as np
-from features import FEATURES, undirected
+from features import FEATURES, TRAINING_SEEDS, undirected
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.linear_model import LogisticRegression
 
@@ -63,7 +63,7 @@ def report(name, data, model):
 
 if __name__ == "__main__":
     d, crowded = sys.argv[1], sys.argv[2]
-    train = seasons(d, [*range(1, 11), *range(31, 61), *range(101, 181)]) + seasons(crowded, range(16, 31))
+    train = seasons(d, TRAINING_SEEDS) + seasons(crowded, range(16, 31))
     held = [("default 11-30", seasons(d, range(11, 31))), ("default 61-100", seasons(d, range(61, 101))),
             ("crowded 1-5", seasons(crowded, range(1, 6))), ("crowded 6-15", seasons(crowded, range(6, 16)))]
     x, y = rows(train)
