@@ -8,7 +8,7 @@
 //! evening.
 
 use crate::draw::{exp, pick, poisson};
-use crate::world::{host, Job, World};
+use crate::world::{host, Job, Person, World};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -74,56 +74,78 @@ pub(crate) fn household_day(
         }
     }
 
-    // A couple who often play side by side in the evening, each on their own
-    // device at home: the other joins a home session.
     if house.together > 0.0 && present.len() > 1 {
-        for i in begin..out.len() {
-            let s = out[i];
-            let hour = (s.start - midnight) as f64 / 3600.0;
-            if s.device == Device::Home
-                && (hour >= 17.0 || house.together >= 0.9)
-                && rng.gen_bool(house.together)
-            {
-                let other = pick(rng, &present);
-                if other != s.person {
-                    let start = s.start + rng.gen_range(0..300);
-                    out.push(Session {
-                        person: other,
-                        start,
-                        end: start + (s.end - s.start + rng.gen_range(-300..300)).max(120),
-                        ..s
-                    });
-                }
-            }
-        }
+        side_by_side(house.together, midnight, &present, begin, rng, out);
     }
-
-    // A family with one computer takes turns at it in the evening.
     if house.shared_computer && present.len() > 1 {
-        let blocks = if free_day { rng.gen_range(1..3) } else { 1 };
-        for b in 0..blocks {
-            let hour = if b == 1 {
-                rng.gen_range(13.0..17.0)
-            } else {
-                rng.gen_range(18.5..21.5)
-            };
-            let mut t = midnight + (hour * 3600.0) as i64;
-            present.shuffle(rng);
-            for &m in &present {
-                let len = rng.gen_range(10 * 60..40 * 60);
+        turns(house.ip, midnight, free_day, &mut present, rng, out);
+    }
+    merge_by_person(out, begin);
+}
+
+/// A couple who often play side by side in the evening, each on their own
+/// device at home: the other joins a home session (of those from `begin`).
+fn side_by_side(
+    together: f64,
+    midnight: i64,
+    present: &[u32],
+    begin: usize,
+    rng: &mut ChaCha8Rng,
+    out: &mut Vec<Session>,
+) {
+    for i in begin..out.len() {
+        let s = out[i];
+        let hour = (s.start - midnight) as f64 / 3600.0;
+        if s.device == Device::Home && (hour >= 17.0 || together >= 0.9) && rng.gen_bool(together) {
+            let other = pick(rng, present);
+            if other != s.person {
+                let start = s.start + rng.gen_range(0..300);
                 out.push(Session {
-                    person: m,
-                    start: t,
-                    end: t + len,
-                    ip: house.ip,
-                    device: Device::Home,
+                    person: other,
+                    start,
+                    end: start + (s.end - s.start + rng.gen_range(-300..300)).max(120),
+                    ..s
                 });
-                t += len + rng.gen_range(0..180);
             }
         }
     }
+}
 
-    // Per person, by start, overlaps merged.
+/// A family with one computer (on `ip`) takes turns at it in the evening,
+/// and on a free day in the afternoon too.
+fn turns(
+    ip: u32,
+    midnight: i64,
+    free_day: bool,
+    present: &mut [u32],
+    rng: &mut ChaCha8Rng,
+    out: &mut Vec<Session>,
+) {
+    let blocks = if free_day { rng.gen_range(1..3) } else { 1 };
+    for b in 0..blocks {
+        let hour = if b == 1 {
+            rng.gen_range(13.0..17.0)
+        } else {
+            rng.gen_range(18.5..21.5)
+        };
+        let mut t = midnight + (hour * 3600.0) as i64;
+        present.shuffle(rng);
+        for &m in present.iter() {
+            let len = rng.gen_range(10 * 60..40 * 60);
+            out.push(Session {
+                person: m,
+                start: t,
+                end: t + len,
+                ip,
+                device: Device::Home,
+            });
+            t += len + rng.gen_range(0..180);
+        }
+    }
+}
+
+/// The sessions from `begin` on, per person, by start, overlaps merged.
+fn merge_by_person(out: &mut Vec<Session>, begin: usize) {
     let mine = &mut out[begin..];
     mine.sort_by_key(|s| (s.person, s.start));
     let mut w = begin;
@@ -157,6 +179,7 @@ fn merge(s: &mut [Session]) -> usize {
     w + 1
 }
 
+/// Appends the sessions of person `pi` on local day `local_day` to `out`.
 fn person_day(
     world: &World,
     pi: u32,
@@ -167,8 +190,6 @@ fn person_day(
     out: &mut Vec<Session>,
 ) {
     let p = &world.persons[pi as usize];
-    let at =
-        |hour: f64, rng: &mut ChaCha8Rng| midnight + (hour * 3600.0) as i64 + rng.gen_range(0..60);
     // Today's phone address: usually one of the carrier's many, sometimes a
     // busy gateway shared by many phones.
     let phone_ip = p.carrier.map(|c| {
@@ -179,77 +200,96 @@ fn person_day(
             pick(rng, &c.pool)
         }
     });
-    let vpn = |rng: &mut ChaCha8Rng| pick(rng, &world.vpn);
-
+    let day = Day {
+        world,
+        p,
+        pi,
+        midnight,
+        phone_ip,
+    };
     if let Some(away) = p.absence(local_day) {
         if rng.gen_bool(0.45) {
-            let start = at(rng.gen_range(p.wake + 1.0..p.bed - 1.0), rng);
-            let len = 120 + exp(rng, 600.0) as i64;
-            let r: f64 = rng.gen();
-            let (ip, device) = match phone_ip {
-                Some(ip) if r < 0.5 => (ip, Device::Phone),
-                _ if r < 0.65 => (vpn(rng), Device::Away),
-                _ => (away.ip, Device::Away),
-            };
-            out.push(Session {
-                person: pi,
-                start,
-                end: start + len,
-                ip,
-                device,
-            });
+            out.push(day.away_checkin(away.ip, rng));
         }
         return;
     }
-
-    let home_ip = world.households[p.household as usize].ip;
-    let shared_computer = world.households[p.household as usize].shared_computer
-        && world.households[p.household as usize].members.len() > 1;
     let job = if free_day { Job::Free } else { p.job };
     let mean = p.checkins * if free_day { 1.2 } else { 1.0 };
     for _ in 0..poisson(rng, mean) {
-        let r: f64 = rng.gen();
-        let (hour, place) = match job {
-            Job::Worker => {
-                if r < 0.15 {
-                    (rng.gen_range(p.wake..p.wake + 0.75), Place::Home)
-                } else if r < 0.23 {
-                    (rng.gen_range((p.wake + 0.75).min(9.25)..9.5), Place::Phone)
-                } else if r < 0.53 {
-                    (rng.gen_range(9.5..17.5), Place::Work)
-                } else {
-                    (rng.gen_range(18.0..p.bed), Place::Home)
-                }
-            }
-            Job::Student => {
-                if r < 0.15 {
-                    (rng.gen_range(p.wake..p.wake + 1.0), Place::Home)
-                } else if r < 0.5 {
-                    (rng.gen_range(10.0..16.0), Place::Work)
-                } else {
-                    (rng.gen_range(16.5..p.bed), Place::Home)
-                }
-            }
-            Job::Free => {
-                if r < 0.5 {
-                    (rng.gen_range(p.wake + 0.5..p.bed), Place::Home)
-                } else {
-                    (rng.gen_range(18.0..p.bed), Place::Home)
-                }
-            }
-        };
+        let (hour, place) = checkin_hour(p, job, rng);
         let long = place == Place::Home && (hour >= 18.0 || job == Job::Free) && rng.gen_bool(0.3);
-        let (ip, device) = match place {
+        let Some((ip, device)) = day.address(place, hour, rng) else {
+            continue;
+        };
+        let len = match device {
+            Device::Phone => 90 + exp(rng, 300.0) as i64,
+            Device::Work => 120 + exp(rng, 420.0) as i64,
+            _ if long => rng.gen_range(20 * 60..100 * 60),
+            _ => 180 + exp(rng, 600.0) as i64,
+        };
+        let start = day.at(hour, rng);
+        out.push(Session {
+            person: pi,
+            start,
+            end: start + len,
+            ip,
+            device,
+        });
+    }
+}
+
+/// One person on one local day.
+struct Day<'a> {
+    world: &'a World,
+    p: &'a Person,
+    pi: u32,
+    midnight: i64,
+    phone_ip: Option<u32>,
+}
+
+impl Day<'_> {
+    /// The epoch second at `hour`, within a minute.
+    fn at(&self, hour: f64, rng: &mut ChaCha8Rng) -> i64 {
+        self.midnight + (hour * 3600.0) as i64 + rng.gen_range(0..60)
+    }
+
+    /// A short check-in while away from `away_ip`: from the phone, a VPN
+    /// exit or the place itself.
+    fn away_checkin(&self, away_ip: u32, rng: &mut ChaCha8Rng) -> Session {
+        let p = self.p;
+        let start = self.at(rng.gen_range(p.wake + 1.0..p.bed - 1.0), rng);
+        let len = 120 + exp(rng, 600.0) as i64;
+        let r: f64 = rng.gen();
+        let (ip, device) = match self.phone_ip {
+            Some(ip) if r < 0.5 => (ip, Device::Phone),
+            _ if r < 0.65 => (pick(rng, &self.world.vpn), Device::Away),
+            _ => (away_ip, Device::Away),
+        };
+        Session {
+            person: self.pi,
+            start,
+            end: start + len,
+            ip,
+            device,
+        }
+    }
+
+    /// The address and device of a check-in at `place` at `hour`, or none
+    /// (the family's evening computer, or no phone and no site to play from).
+    fn address(&self, place: Place, hour: f64, rng: &mut ChaCha8Rng) -> Option<(u32, Device)> {
+        let (world, p) = (self.world, self.p);
+        let house = &world.households[p.household as usize];
+        Some(match place {
             Place::Home => {
-                if let Some(ip) = phone_ip.filter(|_| rng.gen_bool(p.phone_share)) {
+                if let Some(ip) = self.phone_ip.filter(|_| rng.gen_bool(p.phone_share)) {
                     (ip, Device::Phone)
                 } else if p.vpn_share > 0.0 && rng.gen_bool(p.vpn_share) {
-                    (vpn(rng), Device::Away)
-                } else if shared_computer && hour >= 17.0 {
+                    (pick(rng, &world.vpn), Device::Away)
+                } else if house.shared_computer && house.members.len() > 1 && hour >= 17.0 {
                     // The evening computer is the family's: see the turns.
-                    continue;
+                    return None;
                 } else {
-                    (home_ip, Device::Home)
+                    (house.ip, Device::Home)
                 }
             }
             Place::Work => {
@@ -258,31 +298,48 @@ fn person_day(
                     Job::Worker => p.plays_at_work,
                     _ => rng.gen_bool(0.7),
                 };
-                match (site, phone_ip) {
+                match (site, self.phone_ip) {
                     (Some(s), _) if on_site => (pick(rng, &s.ips), Device::Work),
                     (_, Some(ip)) => (ip, Device::Phone),
-                    _ => continue,
+                    _ => return None,
                 }
             }
-            Place::Phone => match phone_ip {
-                Some(ip) => (ip, Device::Phone),
-                None => continue,
-            },
-        };
-        let len = match device {
-            Device::Phone => 90 + exp(rng, 300.0) as i64,
-            Device::Work => 120 + exp(rng, 420.0) as i64,
-            _ if long => rng.gen_range(20 * 60..100 * 60),
-            _ => 180 + exp(rng, 600.0) as i64,
-        };
-        let start = at(hour, rng);
-        out.push(Session {
-            person: pi,
-            start,
-            end: start + len,
-            ip,
-            device,
-        });
+            Place::Phone => (self.phone_ip?, Device::Phone),
+        })
+    }
+}
+
+/// When a check-in falls on a day of `job`, and where the person is then.
+fn checkin_hour(p: &Person, job: Job, rng: &mut ChaCha8Rng) -> (f64, Place) {
+    let r: f64 = rng.gen();
+    match job {
+        Job::Worker => {
+            if r < 0.15 {
+                (rng.gen_range(p.wake..p.wake + 0.75), Place::Home)
+            } else if r < 0.23 {
+                (rng.gen_range((p.wake + 0.75).min(9.25)..9.5), Place::Phone)
+            } else if r < 0.53 {
+                (rng.gen_range(9.5..17.5), Place::Work)
+            } else {
+                (rng.gen_range(18.0..p.bed), Place::Home)
+            }
+        }
+        Job::Student => {
+            if r < 0.15 {
+                (rng.gen_range(p.wake..p.wake + 1.0), Place::Home)
+            } else if r < 0.5 {
+                (rng.gen_range(10.0..16.0), Place::Work)
+            } else {
+                (rng.gen_range(16.5..p.bed), Place::Home)
+            }
+        }
+        Job::Free => {
+            if r < 0.5 {
+                (rng.gen_range(p.wake + 0.5..p.bed), Place::Home)
+            } else {
+                (rng.gen_range(18.0..p.bed), Place::Home)
+            }
+        }
     }
 }
 

@@ -158,122 +158,42 @@ impl Config {
     /// Checks the configuration `text` read from `path`.
     pub fn parse(path: &Path, text: &str) -> Result<Config> {
         let shown = path.display();
-        let raw: RawConfig = toml::from_str(text).map_err(|e| {
-            let at = e
-                .span()
-                .map(|s| {
-                    let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
-                    format!(", line {line}")
-                })
-                .unwrap_or_default();
-            anyhow!(
-                "the configuration {shown}{at}: {}",
-                e.message().trim().replace('\n', " ")
-            )
-        })?;
+        let raw = read_raw(text).map_err(|m| anyhow!("the configuration {shown}{m}"))?;
         let fail = |m: String| anyhow!("the configuration {shown}: {m}");
-
         let mode = raw.mode.unwrap_or(crate::pipeline::DEFAULT_MODE);
         let threshold = raw
             .threshold
             .unwrap_or(crate::pipeline::default_threshold(mode));
-        if !(0.0..=1.0).contains(&threshold) {
-            return Err(fail(format!(
-                "threshold must lie between 0 and 1, not {threshold}"
-            )));
-        }
         let bucket_minutes = raw
             .bucket_minutes
             .unwrap_or(crate::pipeline::DEFAULT_BUCKET_MINUTES);
-        if !(1..=1440).contains(&bucket_minutes) {
-            return Err(fail(format!(
-                "bucket_minutes must lie between 1 and 1440, not {bucket_minutes}"
-            )));
-        }
-        let seasons = raw.seasons.unwrap_or(Seasons::Current);
-        if seasons == Seasons::List(vec![]) {
-            return Err(fail(
-                "seasons is an empty list: name at least one season, or write seasons = \"current\""
-                    .into(),
-            ));
-        }
+        let seasons = raw.seasons.clone().unwrap_or(Seasons::Current);
         let current_days = raw.current_days.unwrap_or(DEFAULT_CURRENT_DAYS);
-        if current_days == 0 {
-            return Err(fail("current_days must be at least 1".into()));
-        }
         let keep_scans = raw.keep_scans.unwrap_or(DEFAULT_KEEP_SCANS);
-        if keep_scans == 0 {
-            return Err(fail("keep_scans must be at least 1".into()));
-        }
+        let reopen_margin = raw.reopen_margin.unwrap_or(scoring::DEFAULT_REOPEN_MARGIN);
+        check_ranges(
+            threshold,
+            bucket_minutes,
+            &seasons,
+            current_days,
+            keep_scans,
+        )
+        .and_then(|()| check_kept(&raw, reopen_margin))
+        .map_err(fail)?;
         let ip_key = match raw.ip_key {
             Some(k) => {
                 Some(schema::store::IpKey::new(k).ok_or_else(|| fail("ip_key is empty".into()))?)
             }
             None => None,
         };
-        if raw.retention_days == Some(0) {
-            return Err(fail("retention_days must be at least 1".into()));
-        }
-        if let Some(db) = &raw.database {
-            if db.trim().is_empty() {
-                return Err(fail("database is empty".into()));
-            }
-        }
-        let (ingest_schedule, scan_schedule) = match raw.schedule {
-            Some(s) => {
-                for (key, expr) in [("ingest", &s.ingest), ("scan", &s.scan)] {
-                    if let Some(expr) = expr {
-                        check_cron(expr).map_err(|why| {
-                            fail(format!(
-                                "schedule.{key} {expr:?} is not a cron expression: {why}"
-                            ))
-                        })?;
-                    }
-                }
-                (s.ingest, s.scan)
-            }
-            None => (None, None),
-        };
-        let mut sources = Vec::new();
-        for (i, s) in raw.sources.into_iter().enumerate() {
-            let n = i + 1;
-            let source = check_source(s)
-                .map_err(|m| fail(format!("source {n} (the [[source]] table number {n}): {m}")))?;
-            sources.push(source);
-        }
-        let mut names = std::collections::BTreeSet::new();
-        for s in &sources {
-            let key = match s {
-                Source::Directory { dir, .. } => format!("dir:{}", dir.display()),
-                Source::Database { name, .. } => name.clone(),
-            };
-            if !names.insert(key) {
-                return Err(fail(format!(
-                    "the {} is configured twice (give one of them another name)",
-                    s.describe()
-                )));
-            }
-        }
+        let (ingest_schedule, scan_schedule) = check_schedule(raw.schedule).map_err(fail)?;
+        let sources = check_sources(raw.sources).map_err(fail)?;
         let public_url = raw
             .public_url
             .map(|u| super::alerts::check_public_url(&u))
             .transpose()
             .map_err(fail)?;
-        let reopen_margin = raw.reopen_margin.unwrap_or(scoring::DEFAULT_REOPEN_MARGIN);
-        if !(0.0..=1.0).contains(&reopen_margin) {
-            return Err(fail(format!(
-                "reopen_margin must lie between 0 and 1, not {reopen_margin}"
-            )));
-        }
-        let mut alerts = Vec::new();
-        for (i, a) in raw.alerts.into_iter().enumerate() {
-            let n = i + 1;
-            alerts.push(
-                super::alerts::check_alert(a).map_err(|m| {
-                    fail(format!("alert {n} (the [[alert]] table number {n}): {m}"))
-                })?,
-            );
-        }
+        let alerts = numbered(raw.alerts, "alert", super::alerts::check_alert).map_err(fail)?;
         Ok(Config {
             path: path.to_owned(),
             database: raw.database,
@@ -296,6 +216,124 @@ impl Config {
             alerts,
         })
     }
+}
+
+/// The TOML of `text`, or why not, beginning with the line where the
+/// parser stopped (", line N: ...").
+fn read_raw(text: &str) -> Result<RawConfig, String> {
+    toml::from_str(text).map_err(|e: toml::de::Error| {
+        let at = e
+            .span()
+            .map(|s| {
+                let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
+                format!(", line {line}")
+            })
+            .unwrap_or_default();
+        format!("{at}: {}", e.message().trim().replace('\n', " "))
+    })
+}
+
+/// The numbers and the season list, each within its range.
+fn check_ranges(
+    threshold: f64,
+    bucket_minutes: u32,
+    seasons: &Seasons,
+    current_days: u32,
+    keep_scans: u32,
+) -> Result<(), String> {
+    if !(0.0..=1.0).contains(&threshold) {
+        return Err(format!(
+            "threshold must lie between 0 and 1, not {threshold}"
+        ));
+    }
+    if !(1..=1440).contains(&bucket_minutes) {
+        return Err(format!(
+            "bucket_minutes must lie between 1 and 1440, not {bucket_minutes}"
+        ));
+    }
+    if *seasons == Seasons::List(vec![]) {
+        return Err(
+            "seasons is an empty list: name at least one season, or write seasons = \"current\""
+                .into(),
+        );
+    }
+    if current_days == 0 {
+        return Err("current_days must be at least 1".into());
+    }
+    if keep_scans == 0 {
+        return Err("keep_scans must be at least 1".into());
+    }
+    Ok(())
+}
+
+/// What is kept and where: the retention, the database and the margin
+/// that reopens a decided pair.
+fn check_kept(raw: &RawConfig, reopen_margin: f64) -> Result<(), String> {
+    if raw.retention_days == Some(0) {
+        return Err("retention_days must be at least 1".into());
+    }
+    if raw.database.as_ref().is_some_and(|db| db.trim().is_empty()) {
+        return Err("database is empty".into());
+    }
+    if !(0.0..=1.0).contains(&reopen_margin) {
+        return Err(format!(
+            "reopen_margin must lie between 0 and 1, not {reopen_margin}"
+        ));
+    }
+    Ok(())
+}
+
+/// The ingest and scan schedules, each a cron expression the scheduler
+/// accepts.
+fn check_schedule(
+    schedule: Option<RawSchedule>,
+) -> Result<(Option<String>, Option<String>), String> {
+    let Some(s) = schedule else {
+        return Ok((None, None));
+    };
+    for (key, expr) in [("ingest", &s.ingest), ("scan", &s.scan)] {
+        if let Some(expr) = expr {
+            check_cron(expr).map_err(|why| {
+                format!("schedule.{key} {expr:?} is not a cron expression: {why}")
+            })?;
+        }
+    }
+    Ok((s.ingest, s.scan))
+}
+
+/// Each `[[source]]` checked, and none configured twice.
+fn check_sources(raw: Vec<RawSource>) -> Result<Vec<Source>, String> {
+    let sources = numbered(raw, "source", check_source)?;
+    let mut names = std::collections::BTreeSet::new();
+    for s in &sources {
+        let key = match s {
+            Source::Directory { dir, .. } => format!("dir:{}", dir.display()),
+            Source::Database { name, .. } => name.clone(),
+        };
+        if !names.insert(key) {
+            return Err(format!(
+                "the {} is configured twice (give one of them another name)",
+                s.describe()
+            ));
+        }
+    }
+    Ok(sources)
+}
+
+/// Each table of an array of `[[table]]`s checked by `check`; an error
+/// names the table by its number.
+fn numbered<R, T>(
+    raw: Vec<R>,
+    table: &str,
+    check: impl Fn(R) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    raw.into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let n = i + 1;
+            check(r).map_err(|m| format!("{table} {n} (the [[{table}]] table number {n}): {m}"))
+        })
+        .collect()
 }
 
 /// Whether the scheduler accepts `expr`; if not, why.
