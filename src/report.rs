@@ -117,13 +117,19 @@ pub fn write_json(
 /// Where a scan came from, in a line: `scan #3 of 2026-05-01 10:00:00 UTC;
 /// games ^4pLeague_S7_, all time`.
 pub fn describe_scan(season: &Season, info: &ScanInfo) -> String {
-    let when = match (info.scan_id, info.created_at) {
-        (Some(id), Some(at)) => format!("scan #{id} of {} UTC", format_utc(at)),
-        _ => "scanned in memory".to_owned(),
-    };
-    format!("{when}; {}", season_words(season))
+    format!("{}; {}", scan_words(info), season_words(season))
 }
 
+/// `scan #3 of 2026-05-01 10:00:00 UTC`, or that it was scanned in memory.
+fn scan_words(info: &ScanInfo) -> String {
+    match (info.scan_id, info.created_at) {
+        (Some(id), Some(at)) => format!("scan #{id} of {} UTC", format_utc(at)),
+        _ => "scanned in memory".to_owned(),
+    }
+}
+
+/// The text report: what was scanned, the summary, how to read it, the
+/// pairs (flagged, or `all`), the cliques and the crowded addresses.
 pub fn write_text(
     mut out: impl Write,
     season: &Season,
@@ -132,45 +138,7 @@ pub fn write_text(
     all: bool,
 ) -> anyhow::Result<()> {
     let p = &result.params;
-    let s = summary(result);
-    writeln!(
-        out,
-        "Season {} ({}{})",
-        season.number,
-        season_words(season),
-        if season.inferred {
-            ", inferred from game names"
-        } else {
-            ""
-        }
-    )?;
-    let when = match (info.scan_id, info.created_at) {
-        (Some(id), Some(at)) => format!("scan #{id} of {} UTC", format_utc(at)),
-        _ => "scanned in memory".to_owned(),
-    };
-    writeln!(
-        out,
-        "{when}; {}-minute buckets, {} mode, threshold {}",
-        p.bucket_seconds / 60,
-        p.mode.as_str(),
-        p.threshold
-    )?;
-    if p.mode == schema::Mode::Improved {
-        writeln!(out, "{}", scoring::improved::CALIBRATED)?;
-    }
-    writeln!(out)?;
-    writeln!(out, "  participants      {}", s.participants)?;
-    writeln!(
-        out,
-        "  candidate pairs   {} ({} directed pairs scored)",
-        s.candidate_pairs, s.directed_pairs
-    )?;
-    writeln!(
-        out,
-        "  flagged pairs     {} ({} directions at or above {})",
-        s.flagged_pairs, s.flagged_directed_pairs, p.threshold
-    )?;
-    writeln!(out, "  cliques           {}", s.cliques)?;
+    write_text_head(&mut out, season, info, result)?;
     writeln!(out)?;
     writeln!(out, "How to read this")?;
     for paragraph in viz::guide::how_to_read(p) {
@@ -216,6 +184,54 @@ pub fn write_text(
         }
     }
     write_crowded(&mut out, result)?;
+    Ok(())
+}
+
+/// The text report's head: the season, the scan and its parameters, and
+/// the summary's figures.
+fn write_text_head(
+    mut out: impl Write,
+    season: &Season,
+    info: &ScanInfo,
+    result: &ScanResult,
+) -> anyhow::Result<()> {
+    let p = &result.params;
+    let s = summary(result);
+    writeln!(
+        out,
+        "Season {} ({}{})",
+        season.number,
+        season_words(season),
+        if season.inferred {
+            ", inferred from game names"
+        } else {
+            ""
+        }
+    )?;
+    writeln!(
+        out,
+        "{}; {}-minute buckets, {} mode, threshold {}",
+        scan_words(info),
+        p.bucket_seconds / 60,
+        p.mode.as_str(),
+        p.threshold
+    )?;
+    if p.mode == schema::Mode::Improved {
+        writeln!(out, "{}", scoring::improved::CALIBRATED)?;
+    }
+    writeln!(out)?;
+    writeln!(out, "  participants      {}", s.participants)?;
+    writeln!(
+        out,
+        "  candidate pairs   {} ({} directed pairs scored)",
+        s.candidate_pairs, s.directed_pairs
+    )?;
+    writeln!(
+        out,
+        "  flagged pairs     {} ({} directions at or above {})",
+        s.flagged_pairs, s.flagged_directed_pairs, p.threshold
+    )?;
+    writeln!(out, "  cliques           {}", s.cliques)?;
     Ok(())
 }
 

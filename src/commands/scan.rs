@@ -5,7 +5,8 @@ use crate::pipeline;
 use crate::report::known::{self, Reviewed};
 use crate::report::{self, ScanInfo};
 use anyhow::{bail, Result};
-use schema::{IpPseudonyms, ScanResult, Season, Segments};
+use schema::{IpPseudonyms, ScanParams, ScanResult, Season, Segments};
+use scoring::improved::MoveTimes;
 use std::io::Write;
 
 pub async fn run_scan(db: &crate::pipeline::Db, args: ScanArgs) -> Result<()> {
@@ -39,108 +40,130 @@ pub async fn run_report(db: &crate::pipeline::Db, args: ReportArgs) -> Result<()
         show_ips: args.show_ips,
     };
     let flagged = if !args.input.is_empty() {
-        let number = args.season.unwrap_or(0);
-        let games = match (&args.games, args.season) {
-            (Some(g), _) => g.clone(),
-            (None, Some(n)) => schema::season::default_games(n),
-            (None, None) => "^4pLeague_".to_owned(),
-        };
-        let season = Season::new(number, None, None, Some(games))?;
-        let (files, limits) = (&args.input, &args.limits.limits()?);
-        let (bucket, order) = (params.bucket_seconds, args.reference_order);
-        // Improved mode's move times come from the same one read of the logs.
-        let (segments, times) = match params.mode {
-            schema::Mode::Improved => {
-                let (segments, times) =
-                    pipeline::segments_and_times_from_files(files, bucket, order, limits)?;
-                (segments, Some(times))
-            }
-            schema::Mode::Reference => (
-                pipeline::segments_from_files(files, bucket, order, limits)?,
-                None,
-            ),
-        };
-        let bar = crate::ui::spinner("scoring");
-        // The pseudonyms walk every segment once: beside the scoring, on
-        // the core its sequential steps leave idle.
-        let (result, pseudonyms) = rayon::join(
-            || scoring::scan_with_times(&segments, times.as_ref(), &season, &params),
-            || pipeline::ip_pseudonyms_in_memory(&season, &segments),
-        );
-        let result = result?;
-        bar.finish_and_clear();
-        ensure_participants(&season, &result, !segments.users.is_empty())?;
-        let info = ScanInfo {
-            scan_id: None,
-            created_at: None,
-        };
-        // Logs read into memory meet no store: no verdicts.
-        let reviewed = Reviewed::new(&result, &[], args.all, args.reopen_margin);
-        print_report(
-            show,
-            &season,
-            &info,
-            &result,
-            &reviewed,
-            Some((&segments, &pseudonyms)),
-        )?;
-        let flagged = reviewed.to_review.flagged().count();
-        // The process ends with the report: handing back a 10M-move world's
-        // gigabytes block by block took about a second, for nothing.
-        std::mem::forget(reviewed);
-        std::mem::forget((result, times, pseudonyms, segments));
-        flagged
+        report_from_logs(&args, &params, show)?
     } else {
-        let number = args.season.expect("clap requires --season without --input");
-        let store = pipeline::open_store(db).await?;
-        let season = pipeline::resolve_season(&store, number).await?;
-        let scan = pipeline::current_scan(&store, &season, &params).await?;
-        if scan.result.participants == 0 {
-            ensure_participants(&season, &scan.result, store.move_count().await? > 0)?;
-        }
-        let verdicts = store.verdicts().await?;
-        let reviewed = Reviewed::new(&scan.result, &verdicts, args.all, args.reopen_margin);
-        // The pictures and the evidence need the segments; text, JSON and
-        // CSV do not.
-        let pictures = if args.format == Format::Html || args.out.is_some() {
-            let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
-            let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
-            Some((segments, pseudonyms))
-        } else {
-            None
-        };
-        store.close().await;
-        let info = ScanInfo {
-            scan_id: Some(scan.id),
-            created_at: Some(scan.created_at),
-        };
-        let parts = pictures.as_ref().map(|(s, p)| (s, p));
-        print_report(show, &season, &info, &scan.result, &reviewed, parts)?;
-        if let (Some(dir), Some((segments, pseudonyms))) = (&args.out, &pictures) {
-            let bar = crate::ui::spinner(format!("drawing the report into {}", dir.display()));
-            let shown = schema::store::StoredScan {
-                result: reviewed.to_review.clone().into_owned(),
-                ..scan.clone()
-            };
-            let index = crate::report::pictures::write_report_dir(
-                dir,
-                &season,
-                &shown,
-                segments,
-                pseudonyms,
-                args.show_ips,
-                None,
-            )?;
-            known::add_sections_to_page(&index, &reviewed)?;
-            bar.finish_and_clear();
-            crate::ui::note(format!("report written to {}", index.display()));
-        }
-        reviewed.to_review.flagged().count()
+        report_from_store(db, &args, &params, show).await?
     };
     if args.exit_code && flagged > 0 {
         return Err(crate::FlagsFound(flagged).into());
     }
     Ok(())
+}
+
+/// Reports on logs read into memory, storing nothing; returns how many
+/// pairs are flagged.
+fn report_from_logs(args: &ReportArgs, params: &ScanParams, show: Show) -> Result<usize> {
+    let number = args.season.unwrap_or(0);
+    let games = match (&args.games, args.season) {
+        (Some(g), _) => g.clone(),
+        (None, Some(n)) => schema::season::default_games(n),
+        (None, None) => "^4pLeague_".to_owned(),
+    };
+    let season = Season::new(number, None, None, Some(games))?;
+    let (segments, times) = read_logs(args, params)?;
+    let bar = crate::ui::spinner("scoring");
+    // The pseudonyms walk every segment once: beside the scoring, on
+    // the core its sequential steps leave idle.
+    let (result, pseudonyms) = rayon::join(
+        || scoring::scan_with_times(&segments, times.as_ref(), &season, params),
+        || pipeline::ip_pseudonyms_in_memory(&season, &segments),
+    );
+    let result = result?;
+    bar.finish_and_clear();
+    ensure_participants(&season, &result, !segments.users.is_empty())?;
+    let info = ScanInfo {
+        scan_id: None,
+        created_at: None,
+    };
+    // Logs read into memory meet no store: no verdicts.
+    let reviewed = Reviewed::new(&result, &[], args.all, args.reopen_margin);
+    print_report(
+        show,
+        &season,
+        &info,
+        &result,
+        &reviewed,
+        Some((&segments, &pseudonyms)),
+    )?;
+    let flagged = reviewed.to_review.flagged().count();
+    // The process ends with the report: handing back a 10M-move world's
+    // gigabytes block by block took about a second, for nothing.
+    std::mem::forget(reviewed);
+    std::mem::forget((result, times, pseudonyms, segments));
+    Ok(flagged)
+}
+
+/// The segments of the logs `args.input`, and improved mode's move times
+/// from the same one read.
+fn read_logs(args: &ReportArgs, params: &ScanParams) -> Result<(Segments, Option<MoveTimes>)> {
+    let (files, limits) = (&args.input, &args.limits.limits()?);
+    let (bucket, order) = (params.bucket_seconds, args.reference_order);
+    Ok(match params.mode {
+        schema::Mode::Improved => {
+            let (segments, times) =
+                pipeline::segments_and_times_from_files(files, bucket, order, limits)?;
+            (segments, Some(times))
+        }
+        schema::Mode::Reference => (
+            pipeline::segments_from_files(files, bucket, order, limits)?,
+            None,
+        ),
+    })
+}
+
+/// Reports on the season's current scan in the store; returns how many
+/// pairs are flagged.
+async fn report_from_store(
+    db: &crate::pipeline::Db,
+    args: &ReportArgs,
+    params: &ScanParams,
+    show: Show,
+) -> Result<usize> {
+    let number = args.season.expect("clap requires --season without --input");
+    let store = pipeline::open_store(db).await?;
+    let season = pipeline::resolve_season(&store, number).await?;
+    let scan = pipeline::current_scan(&store, &season, params).await?;
+    if scan.result.participants == 0 {
+        ensure_participants(&season, &scan.result, store.move_count().await? > 0)?;
+    }
+    let verdicts = store.verdicts().await?;
+    let reviewed = Reviewed::new(&scan.result, &verdicts, args.all, args.reopen_margin);
+    // The pictures and the evidence need the segments; text, JSON and
+    // CSV do not.
+    let pictures = if args.format == Format::Html || args.out.is_some() {
+        let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
+        let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
+        Some((segments, pseudonyms))
+    } else {
+        None
+    };
+    store.close().await;
+    let info = ScanInfo {
+        scan_id: Some(scan.id),
+        created_at: Some(scan.created_at),
+    };
+    let parts = pictures.as_ref().map(|(s, p)| (s, p));
+    print_report(show, &season, &info, &scan.result, &reviewed, parts)?;
+    if let (Some(dir), Some((segments, pseudonyms))) = (&args.out, &pictures) {
+        let bar = crate::ui::spinner(format!("drawing the report into {}", dir.display()));
+        let shown = schema::store::StoredScan {
+            result: reviewed.to_review.clone().into_owned(),
+            ..scan.clone()
+        };
+        let index = crate::report::pictures::write_report_dir(
+            dir,
+            &season,
+            &shown,
+            segments,
+            pseudonyms,
+            args.show_ips,
+            None,
+        )?;
+        known::add_sections_to_page(&index, &reviewed)?;
+        bar.finish_and_clear();
+        crate::ui::note(format!("report written to {}", index.display()));
+    }
+    Ok(reviewed.to_review.flagged().count())
 }
 
 /// A report of a season nobody took part in would read as "no cheaters":

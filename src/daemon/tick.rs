@@ -10,7 +10,7 @@ use crate::pipeline::{self, bucket_seconds, rethreshold};
 use crate::report::known::Reviewed;
 use anyhow::Result;
 use schema::season::seasons_in_game_names;
-use schema::store::Store;
+use schema::store::{Store, StoredScan};
 use schema::{ScanParams, ScanResult, Season, Segments};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -248,42 +248,10 @@ async fn scan_season(
             Flags::of(&r)
         }),
     };
-    let reusable =
-        match latest.filter(|l| pipeline::scan_is_current(l, &season, params, generation)) {
-            Some(_) => store.latest_scan(number).await?,
-            None => None,
-        };
-    // A rescan's result holds the flagged pairs; the chart of every
-    // pair's similarity reads them from the store.
-    let mut similarities = None;
-    let (scan, fresh) = match reusable {
-        Some(mut l) => {
-            l.season = season.clone();
-            rethreshold(&mut l.result, params.threshold);
-            (l, false)
-        }
-        None => {
-            if segments.is_none() {
-                *segments = Some(pipeline::segments(store, params.bucket_seconds, None).await?);
-            }
-            let segs = segments.as_ref().expect("just set");
-            let scanned = pipeline::scan_segments(store, &season, params, segs, generation).await?;
-            if scanned.rescan.is_some() {
-                similarities = Some(store.scan_similarities(scanned.scan.id).await?);
-            }
-            let scan = scanned.scan;
-            let pruned = store.prune_scans(number, ctx.config.keep_scans).await?;
-            if pruned > 0 {
-                tracing::debug!("season {number}: {pruned} older scans deleted");
-            }
-            (scan, true)
-        }
-    };
+    let (scan, fresh, similarities) =
+        current_scan(ctx, store, &season, latest, params, generation, segments).await?;
     ctx.control.pause_between_steps().await;
-    if segments.is_none() {
-        *segments = Some(pipeline::segments(store, params.bucket_seconds, None).await?);
-    }
-    let segs = segments.as_ref().expect("just set");
+    let segs = loaded(store, params, segments).await?;
     let pseudonyms = pipeline::ip_pseudonyms(store, &season, segs).await?;
     let verdicts = store.verdicts().await?;
     let reviewed = Reviewed::new(&scan.result, &verdicts, false, ctx.config.reopen_margin);
@@ -325,6 +293,55 @@ async fn scan_season(
         anyhow::bail!("{}", failed.join("; "));
     }
     Ok(())
+}
+
+/// The season's latest scan if it is current (`fresh` false), else a new
+/// scan (`fresh` true), older scans beyond `keep_scans` pruned; and for a
+/// rescan, every pair's similarity for the chart (a rescan's result holds
+/// the flagged pairs only).
+async fn current_scan(
+    ctx: &Context,
+    store: &Store,
+    season: &Season,
+    latest: Option<StoredScan>,
+    params: &ScanParams,
+    generation: i64,
+    segments: &mut Option<Segments>,
+) -> Result<(StoredScan, bool, Option<Vec<f64>>)> {
+    let number = season.number;
+    let reusable = match latest.filter(|l| pipeline::scan_is_current(l, season, params, generation))
+    {
+        Some(_) => store.latest_scan(number).await?,
+        None => None,
+    };
+    if let Some(mut l) = reusable {
+        l.season = season.clone();
+        rethreshold(&mut l.result, params.threshold);
+        return Ok((l, false, None));
+    }
+    let segs = loaded(store, params, segments).await?;
+    let scanned = pipeline::scan_segments(store, season, params, segs, generation).await?;
+    let similarities = match scanned.rescan {
+        Some(_) => Some(store.scan_similarities(scanned.scan.id).await?),
+        None => None,
+    };
+    let pruned = store.prune_scans(number, ctx.config.keep_scans).await?;
+    if pruned > 0 {
+        tracing::debug!("season {number}: {pruned} older scans deleted");
+    }
+    Ok((scanned.scan, true, similarities))
+}
+
+/// The store's segments, read on first use.
+async fn loaded<'s>(
+    store: &Store,
+    params: &ScanParams,
+    segments: &'s mut Option<Segments>,
+) -> Result<&'s Segments> {
+    if segments.is_none() {
+        *segments = Some(pipeline::segments(store, params.bucket_seconds, None).await?);
+    }
+    Ok(segments.as_ref().expect("just set"))
 }
 
 /// The seasons (defined, or inferred from game names) with a move in one of

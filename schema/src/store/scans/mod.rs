@@ -4,12 +4,13 @@
 //! change to an earlier scan (`pairs.rs` reads through such chains).
 
 use super::sql::insert_rows;
+use super::Backend;
 use super::{Result, Store, StoreError, StoredScan};
 use crate::model::*;
 use crate::rescan::Lineage;
 use crate::season::Season;
 pub(super) use pairs::PairFilter;
-use sqlx::Row;
+use sqlx::{Any, Row, Transaction};
 
 mod pairs;
 mod signals;
@@ -55,64 +56,8 @@ impl Store {
         .fetch_one(&mut *tx)
         .await?
         .try_get(0)?;
-        let tops: Vec<(String, Option<String>)> = result
-            .pairs
-            .iter()
-            .zip(signals::stored(&result.pairs))
-            .map(|(p, signals)| {
-                let top = &p.evidence.top_buckets;
-                let top = serde_json::to_string(top).expect("contributions serialize");
-                (top, signals)
-            })
-            .collect();
-        let rows: Vec<(&PairScore, &(String, Option<String>))> =
-            result.pairs.iter().zip(&tops).collect();
-        insert_rows(
-            self.backend,
-            &mut tx,
-            "scan_pairs (scan_id, user_a, user_b, similarity, score_sum, score_weight, \
-             same_ip_count, same_ip_score, other_ip_count, other_ip_score, moved_stalled_count, moved_stalled_score, \
-             stalled_moved_count, stalled_moved_score, both_stalled_count, both_stalled_score, \
-             max_boost, max_boost_bucket, top_buckets, signals)",
-            20,
-            "",
-            &rows,
-            |mut q, (p, (top, signals))| {
-                let e = &p.evidence;
-                q = q
-                    .bind(id)
-                    .bind(p.user_a.clone())
-                    .bind(p.user_b.clone())
-                    .bind(p.similarity)
-                    .bind(p.sum)
-                    .bind(p.weight);
-                for cell in Cell::ALL {
-                    let t = e.tally(cell);
-                    q = q.bind(t.count as i64).bind(t.score);
-                }
-                q.bind(e.max_boost as i64)
-                    .bind(e.max_boost_bucket)
-                    .bind(top.clone())
-                    .bind(signals.clone())
-            },
-        )
-        .await?;
-        let members: Vec<(i64, &String)> = result
-            .cliques
-            .iter()
-            .enumerate()
-            .flat_map(|(k, c)| c.members.iter().map(move |m| (k as i64 + 1, m)))
-            .collect();
-        insert_rows(
-            self.backend,
-            &mut tx,
-            "scan_cliques (scan_id, clique, username)",
-            3,
-            "",
-            &members,
-            |q, &(k, m)| q.bind(id).bind(k).bind(m.clone()),
-        )
-        .await?;
+        save_pairs(self.backend, &mut tx, id, &result.pairs).await?;
+        save_cliques(self.backend, &mut tx, id, &result.cliques).await?;
         super::crowds::save_crowds(self.backend, &mut tx, id, &result.crowded).await?;
         if let Some(l) = lineage {
             let replaced = delta.map(|d| d.replaced.as_slice());
@@ -312,4 +257,79 @@ struct ScanHeader {
     created_at: Epoch,
     participants: usize,
     candidate_pairs: usize,
+}
+
+/// Stores every directed pair of scan `id` with its evidence and signals.
+async fn save_pairs(
+    backend: Backend,
+    tx: &mut Transaction<'_, Any>,
+    id: i64,
+    pairs: &[PairScore],
+) -> Result<()> {
+    let tops: Vec<(String, Option<String>)> = pairs
+        .iter()
+        .zip(signals::stored(pairs))
+        .map(|(p, signals)| {
+            let top = &p.evidence.top_buckets;
+            let top = serde_json::to_string(top).expect("contributions serialize");
+            (top, signals)
+        })
+        .collect();
+    let rows: Vec<(&PairScore, &(String, Option<String>))> = pairs.iter().zip(&tops).collect();
+    insert_rows(
+        backend,
+        tx,
+        "scan_pairs (scan_id, user_a, user_b, similarity, score_sum, score_weight, \
+         same_ip_count, same_ip_score, other_ip_count, other_ip_score, moved_stalled_count, moved_stalled_score, \
+         stalled_moved_count, stalled_moved_score, both_stalled_count, both_stalled_score, \
+         max_boost, max_boost_bucket, top_buckets, signals)",
+        20,
+        "",
+        &rows,
+        |mut q, (p, (top, signals))| {
+            let e = &p.evidence;
+            q = q
+                .bind(id)
+                .bind(p.user_a.clone())
+                .bind(p.user_b.clone())
+                .bind(p.similarity)
+                .bind(p.sum)
+                .bind(p.weight);
+            for cell in Cell::ALL {
+                let t = e.tally(cell);
+                q = q.bind(t.count as i64).bind(t.score);
+            }
+            q.bind(e.max_boost as i64)
+                .bind(e.max_boost_bucket)
+                .bind(top.clone())
+                .bind(signals.clone())
+        },
+    )
+    .await?;
+    Ok(())
+}
+
+/// Stores the members of each clique of scan `id`, numbered from 1.
+async fn save_cliques(
+    backend: Backend,
+    tx: &mut Transaction<'_, Any>,
+    id: i64,
+    cliques: &[Clique],
+) -> Result<()> {
+    let members: Vec<(i64, &String)> = cliques
+        .iter()
+        .enumerate()
+        .flat_map(|(k, c)| c.members.iter().map(move |m| (k as i64 + 1, m)))
+        .collect();
+    insert_rows(
+        backend,
+        tx,
+        "scan_cliques (scan_id, clique, username)",
+        3,
+        "",
+        &members,
+        |q, &(k, m)| q.bind(id).bind(k).bind(m.clone()),
+    )
+    .await?;
+    Ok(())
 }
