@@ -272,8 +272,7 @@ async fn pull_database(
             .ok_or_else(|| anyhow!("the stored mark {tail_name} is unreadable"))?,
         None => Numbering::default(),
     };
-    let (mut rows_read, mut skipped, mut bad, mut pages) = (0u64, 0u64, 0u64, 0u64);
-    let mut stored = 0u64;
+    let mut count = PageCount::default();
     while !control.stopping() {
         let site_key = match &mark {
             Mark::Int(n) => SiteKey::Int(*n),
@@ -283,52 +282,26 @@ async fn pull_database(
         if rows.is_empty() {
             break;
         }
-        pages += 1;
-        let mut moves: Vec<NewMove> = Vec::with_capacity(rows.len());
-        let mut last = mark.clone();
-        for row in rows {
-            let k = match &row.key {
-                SiteKey::Int(n) => Mark::Int(*n),
-                SiteKey::Text(t) => Mark::Text(t.clone()),
-            };
-            if let (Mark::Int(prev), Mark::Int(next)) = (&last, &k) {
-                if next <= prev {
-                    bail!(
-                        "the key `{key}` went from {prev} to {next}: the query must return only rows past $1, \
-                         ordered by the key"
-                    );
-                }
-            }
-            last = k;
-            rows_read += 1;
-            match read_move(row, store.limits()) {
-                Ok(Some(m)) => {
-                    // Numbered by the IP as stored (its hash in a keyed
-                    // store): the tail kept with the mark holds no raw IP.
-                    let ip = store.stored_ip(&m.ip);
-                    moves.push(numbering.number(m, ip));
-                }
-                Ok(None) => skipped += 1,
-                Err(e) => {
-                    bad += 1;
-                    tracing::warn!(source = %name, key = %key, row = %last, problem = %e, "a row is skipped");
-                }
-            }
-        }
-        if last == mark {
-            bail!("the query returned rows but none past the mark {mark}: it must read only rows past $1");
-        }
+        count.pages += 1;
+        let (moves, last) = read_page(store, name, key, &mark, rows, &mut numbering, &mut count)?;
         let mut batch = store.begin_ingest().await?;
         for chunk in moves.chunks(INSERT_CHUNK) {
-            stored += batch.insert(chunk).await?;
+            count.stored += batch.insert(chunk).await?;
         }
         batch.set_source_mark(name, &last.encode()).await?;
         batch.set_source_mark(&tail_name, &numbering.tail()).await?;
         control.pause_in_transaction().await;
         batch.commit().await?;
-        pulled.new_moves = stored;
+        pulled.new_moves = count.stored;
         mark = last;
     }
+    let PageCount {
+        rows_read,
+        skipped,
+        bad,
+        pages,
+        stored,
+    } = count;
     if bad > 0 {
         pulled.problems.push(format!(
             "source {name}: {bad} rows skipped because they could not be read (see the warnings naming their keys)"
@@ -341,6 +314,67 @@ async fn pull_database(
         );
     }
     Ok(())
+}
+
+/// What a pull read, over its pages.
+#[derive(Default)]
+struct PageCount {
+    rows_read: u64,
+    skipped: u64,
+    bad: u64,
+    pages: u64,
+    stored: u64,
+}
+
+/// The moves of one page of rows past `mark`, numbered, and the page's
+/// last key; unreadable rows are counted and logged by key, and a key that
+/// does not grow is an error.
+fn read_page(
+    store: &Store,
+    name: &str,
+    key: &str,
+    mark: &Mark,
+    rows: Vec<SiteRow>,
+    numbering: &mut Numbering,
+    count: &mut PageCount,
+) -> Result<(Vec<NewMove>, Mark)> {
+    let mut moves: Vec<NewMove> = Vec::with_capacity(rows.len());
+    let mut last = mark.clone();
+    for row in rows {
+        let k = match &row.key {
+            SiteKey::Int(n) => Mark::Int(*n),
+            SiteKey::Text(t) => Mark::Text(t.clone()),
+        };
+        if let (Mark::Int(prev), Mark::Int(next)) = (&last, &k) {
+            if next <= prev {
+                bail!(
+                    "the key `{key}` went from {prev} to {next}: the query must return only rows past $1, \
+                     ordered by the key"
+                );
+            }
+        }
+        last = k;
+        count.rows_read += 1;
+        match read_move(row, store.limits()) {
+            Ok(Some(m)) => {
+                // Numbered by the IP as stored (its hash in a keyed
+                // store): the tail kept with the mark holds no raw IP.
+                let ip = store.stored_ip(&m.ip);
+                moves.push(numbering.number(m, ip));
+            }
+            Ok(None) => count.skipped += 1,
+            Err(e) => {
+                count.bad += 1;
+                tracing::warn!(source = %name, key = %key, row = %last, problem = %e, "a row is skipped");
+            }
+        }
+    }
+    if last == *mark {
+        bail!(
+            "the query returned rows but none past the mark {mark}: it must read only rows past $1"
+        );
+    }
+    Ok((moves, last))
 }
 
 /// The occurrence numbers of a site database's moves: identical moves in

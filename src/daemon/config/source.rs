@@ -6,7 +6,7 @@ use regex::Regex;
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -126,13 +126,15 @@ impl Source {
     }
 }
 
-pub(super) fn check_source(s: RawSource) -> Result<Source, String> {
+/// Checks one `[[source]]` table: a directory of move logs or a site's
+/// database, never both, on a valid site.
+pub(super) fn check_source(mut s: RawSource) -> Result<Source, String> {
     let site = s
         .site
         .clone()
         .unwrap_or_else(|| schema::store::DEFAULT_SITE.to_owned());
     schema::store::check_site(&site).map_err(|e| format!("site {site:?}: {e}"))?;
-    match (&s.directory, &s.url) {
+    match (s.directory.take(), s.url.take()) {
         (Some(_), Some(_)) => Err(
             "it has both `directory` and `url`: a source is either a directory or a database"
                 .into(),
@@ -141,81 +143,87 @@ pub(super) fn check_source(s: RawSource) -> Result<Source, String> {
             "it has neither `directory` (a directory of move logs) nor `url` (the site's database)"
                 .into(),
         ),
-        (Some(dir), None) => {
-            for (key, set) in [
-                ("query", s.query.is_some()),
-                ("key", s.key.is_some()),
-                ("start", s.start.is_some()),
-                ("name", s.name.is_some()),
-            ] {
-                if set {
-                    return Err(format!(
-                        "`{key}` belongs to a database source, not to a directory"
-                    ));
-                }
-            }
-            let abs = dir
-                .canonicalize()
-                .map_err(|e| format!("the directory {} cannot be opened: {e}", dir.display()))?;
-            if !abs.is_dir() {
-                return Err(format!("{} is not a directory", dir.display()));
-            }
-            let files = s
-                .files
-                .map(|f| {
-                    Regex::new(&f)
-                        .map_err(|e| format!("files {f:?} is not a regular expression: {e}"))
-                })
-                .transpose()?;
-            Ok(Source::Directory {
-                dir: abs,
-                files,
-                site,
-            })
-        }
-        (None, Some(url)) => {
-            if s.files.is_some() {
-                return Err("`files` belongs to a directory source, not to a database".into());
-            }
-            let query = s
-                .query
-                .filter(|q| !q.trim().is_empty())
-                .ok_or("a database source needs `query`, returning username, game, timestamp, ip and the key")?;
-            let key = s
-                .key
-                .filter(|k| !k.trim().is_empty())
-                .ok_or("a database source needs `key`, the column of the monotonic key")?;
-            let mysql = url.starts_with("mysql://") || url.starts_with("mariadb://");
-            if mysql && !query.contains('?') {
-                return Err(
-                    "the query never uses ?, the mark (MySQL writes parameters as ?): it must read only rows past it (e.g. WHERE id > ? ORDER BY id)"
-                        .into(),
-                );
-            }
-            if !mysql && !query.contains("$1") {
-                return Err(
-                    "the query never uses $1, the mark: it must read only rows past it (e.g. WHERE id > $1 ORDER BY id)"
-                        .into(),
-                );
-            }
-            let name = match s.name {
-                Some(n) => format!("db:{n}"),
-                None => format!(
-                    "db:{}#{:016x}",
-                    schema::store::redact_url(url),
-                    fnv1a(query.as_bytes())
-                ),
-            };
-            Ok(Source::Database {
-                name,
-                url: secrecy::SecretString::from(url.replacen("mariadb://", "mysql://", 1)),
-                query,
-                key,
-                start: s.start.unwrap_or(Mark::Int(0)),
-                site,
-            })
+        (Some(dir), None) => check_directory(s, &dir, site),
+        (None, Some(url)) => check_database(s, &url, site),
+    }
+}
+
+/// A directory source: the directory exists, its file pattern is a regular
+/// expression, and no database key is set.
+fn check_directory(s: RawSource, dir: &Path, site: String) -> Result<Source, String> {
+    for (key, set) in [
+        ("query", s.query.is_some()),
+        ("key", s.key.is_some()),
+        ("start", s.start.is_some()),
+        ("name", s.name.is_some()),
+    ] {
+        if set {
+            return Err(format!(
+                "`{key}` belongs to a database source, not to a directory"
+            ));
         }
     }
+    let abs = dir
+        .canonicalize()
+        .map_err(|e| format!("the directory {} cannot be opened: {e}", dir.display()))?;
+    if !abs.is_dir() {
+        return Err(format!("{} is not a directory", dir.display()));
+    }
+    let files = s
+        .files
+        .map(|f| {
+            Regex::new(&f).map_err(|e| format!("files {f:?} is not a regular expression: {e}"))
+        })
+        .transpose()?;
+    Ok(Source::Directory {
+        dir: abs,
+        files,
+        site,
+    })
+}
+
+/// A database source: its query reads only rows past the mark (`$1`, or `?`
+/// for MySQL), it names its key, and no directory key is set.
+fn check_database(s: RawSource, url: &str, site: String) -> Result<Source, String> {
+    if s.files.is_some() {
+        return Err("`files` belongs to a directory source, not to a database".into());
+    }
+    let query = s.query.filter(|q| !q.trim().is_empty()).ok_or(
+        "a database source needs `query`, returning username, game, timestamp, ip and the key",
+    )?;
+    let key = s
+        .key
+        .filter(|k| !k.trim().is_empty())
+        .ok_or("a database source needs `key`, the column of the monotonic key")?;
+    let mysql = url.starts_with("mysql://") || url.starts_with("mariadb://");
+    if mysql && !query.contains('?') {
+        return Err(
+            "the query never uses ?, the mark (MySQL writes parameters as ?): it must read only rows past it (e.g. WHERE id > ? ORDER BY id)"
+                .into(),
+        );
+    }
+    if !mysql && !query.contains("$1") {
+        return Err(
+            "the query never uses $1, the mark: it must read only rows past it (e.g. WHERE id > $1 ORDER BY id)"
+                .into(),
+        );
+    }
+    let name = match s.name {
+        Some(n) => format!("db:{n}"),
+        None => format!(
+            "db:{}#{:016x}",
+            schema::store::redact_url(url),
+            fnv1a(query.as_bytes())
+        ),
+    };
+    Ok(Source::Database {
+        name,
+        url: secrecy::SecretString::from(url.replacen("mariadb://", "mysql://", 1)),
+        query,
+        key,
+        start: s.start.unwrap_or(Mark::Int(0)),
+        site,
+    })
 }
 
 /// FNV-1a, 64 bits: a hash that stays the same across Rust releases, for
