@@ -46,12 +46,23 @@ fn rows(doc: &roxmltree::Document, class: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// The report of five accounts' scan, the same in every test here.
+fn report() -> String {
+    report_html(&page(&scan_result(["ann", "ben", "cat", "dan", "eve"])))
+}
+
 #[test]
-fn report_has_summary_pairs_cliques_and_pictures() {
-    let result = scan_result(["ann", "ben", "cat", "dan", "eve"]);
-    let html = report_html(&page(&result));
+fn report_is_a_document_without_scripts() {
+    let html = report();
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(!html.contains("<script"));
+    parse(&html);
+}
+
+/// The summary table: participants, pairs, flags, cliques and parameters.
+#[test]
+fn summary_counts_the_scan() {
+    let html = report();
     let doc = parse(&html);
 
     let summary: Vec<(String, String)> = with_class(&doc, "summary")
@@ -84,6 +95,13 @@ fn report_has_summary_pairs_cliques_and_pictures() {
     assert_eq!(get("Threshold"), "0.90");
     assert_eq!(get("Bucket size"), "1800 s (30 min)");
     assert_eq!(get("Mode"), "reference");
+}
+
+/// The pairs table: flagged pairs, both directions, evidence in hours.
+#[test]
+fn flagged_pairs_list_both_directions_and_their_evidence() {
+    let html = report();
+    let doc = parse(&html);
 
     // Unordered flagged pairs, most similar first, both directions side by
     // side; ann/eve (0.47) is not flagged and not listed.
@@ -129,6 +147,13 @@ fn report_has_summary_pairs_cliques_and_pictures() {
     // The unflagged direction of ben/cat is not marked.
     let flagged_cells = with_class(&doc, "num flag").count();
     assert_eq!(flagged_cells, 5 * 2, "pairs and clique tables");
+}
+
+/// Each pair's link reaches its evidence, or says how to get it.
+#[test]
+fn every_pair_links_to_its_evidence() {
+    let html = report();
+    let doc = parse(&html);
 
     // Every pair links to an anchor that exists; evidence given is shown,
     // missing evidence says how to get it.
@@ -147,6 +172,13 @@ fn report_has_summary_pairs_cliques_and_pictures() {
             "{text}"
         );
     }
+}
+
+/// The table of contents and how to read the report.
+#[test]
+fn contents_and_guide() {
+    let html = report();
+    let doc = parse(&html);
 
     // A table of contents links every section and clique.
     let toc: Vec<&str> = doc
@@ -173,6 +205,13 @@ fn report_has_summary_pairs_cliques_and_pictures() {
         .collect();
     assert!(guide.contains("not a verdict") && guide.contains("home or an office"));
     assert!(guide.contains("84 %"), "{guide}");
+}
+
+/// Each clique: its members, its pairs, its pictures or a note.
+#[test]
+fn cliques_show_members_pairs_and_pictures() {
+    let html = report();
+    let doc = parse(&html);
 
     // Cliques: members, a table of their pairs, and the pictures inline
     // (overview, then the timeline folded), linked to the file too.
