@@ -271,109 +271,113 @@ fn run_stage(stage: &str, file: &Path, _extra: Option<&str>) -> String {
     let start = Instant::now();
     let note = match stage {
         "floor" => floor(file),
-        "parse" => {
-            let mut n = 0u64;
-            let mut reader = ingest::open_log(path).expect("open");
-            while let Some(line) = reader.next_ref() {
-                if let (_, Some(m)) = line.expect("line") {
-                    n += m.timestamp as u64 & 1;
-                }
-            }
-            format!("(parity {n})")
-        }
+        "parse" => parse_only(path),
         "segment" => {
-            let segs = detect::pipeline::segments_from_files(
-                &[path.to_owned()],
-                1800,
-                false,
-                &ingest::Limits::default(),
-            )
-            .expect("segment");
-            let n: usize = segs.by_user.iter().map(Vec::len).sum();
+            let n: usize = segment(path).by_user.iter().map(Vec::len).sum();
             format!("{n} segments")
         }
         "scan" => {
-            let segs = detect::pipeline::segments_from_files(
-                &[path.to_owned()],
-                1800,
-                false,
-                &ingest::Limits::default(),
-            )
-            .expect("segment");
-            let season = schema::Season::inferred(1);
-            let t = Instant::now();
-            let result =
-                scoring::scan(&segs, &season, &schema::ScanParams::default()).expect("scan");
-            let s = t.elapsed().as_secs_f64();
-            let directed = result.pairs.len();
-            let out = format!(
-                "scan alone {s:.3} s: {} candidate pairs, {directed} directed, {:.0} directed pairs/s",
-                result.candidate_pairs,
-                directed as f64 / s
-            );
+            let out = scan_alone(path);
             return format!("{:.4} {} {out}", start.elapsed().as_secs_f64(), peak_kb());
         }
-        "scan-modes" => {
-            // Improved mode's moves by second come from the same read as
-            // the segments: that read is timed beside one without them.
-            let read = |times: bool| {
-                let t = Instant::now();
-                let files = [path.to_owned()];
-                let limits = ingest::Limits::default();
-                let out = if times {
-                    let (s, t) = detect::pipeline::segments_and_times_from_files(
-                        &files, 1800, false, &limits,
-                    )
-                    .expect("segment");
-                    (s, Some(t))
-                } else {
-                    let s = detect::pipeline::segments_from_files(&files, 1800, false, &limits)
-                        .expect("segment");
-                    (s, None)
-                };
-                (out, t.elapsed().as_secs_f64())
-            };
-            let (_, without_s) = read(false);
-            let ((segs, times), with_s) = read(true);
-            let times = times.expect("move times");
-            let times_s = with_s - without_s;
-            let season = schema::Season::inferred(1);
-            // Best of three, alternating, so both modes see the same machine;
-            // wall time and this process's CPU time (steadier on a busy one).
-            let mut best = [f64::INFINITY; 2];
-            let mut cpu = [f64::INFINITY; 2];
-            for _ in 0..3 {
-                for (k, mode) in [schema::Mode::Reference, schema::Mode::Improved]
-                    .into_iter()
-                    .enumerate()
-                {
-                    let params = schema::ScanParams {
-                        mode,
-                        ..schema::ScanParams::default()
-                    };
-                    let (t, c) = (Instant::now(), cpu_seconds());
-                    let result = scoring::scan_with_times(&segs, Some(&times), &season, &params)
-                        .expect("scan");
-                    std::hint::black_box(result.pairs.len());
-                    best[k] = best[k].min(t.elapsed().as_secs_f64());
-                    cpu[k] = cpu[k].min(cpu_seconds() - c);
-                }
-            }
-            format!(
-                "scan alone, best of 3: reference {:.3} s ({:.2} s CPU), improved {:.3} s ({:.2} s CPU), \
-                 improved / reference {:.2}x wall, {:.2}x CPU; reading the moves by second beside the segments {:+.3} s",
-                best[0],
-                cpu[0],
-                best[1],
-                cpu[1],
-                best[1] / best[0],
-                cpu[1] / cpu[0],
-                times_s
-            )
-        }
+        "scan-modes" => scan_modes(path),
         other => panic!("unknown stage {other}"),
     };
     format!("{:.4} {} {note}", start.elapsed().as_secs_f64(), peak_kb())
+}
+
+/// Every line parsed, nothing kept.
+fn parse_only(path: &str) -> String {
+    let mut n = 0u64;
+    let mut reader = ingest::open_log(path).expect("open");
+    while let Some(line) = reader.next_ref() {
+        if let (_, Some(m)) = line.expect("line") {
+            n += m.timestamp as u64 & 1;
+        }
+    }
+    format!("(parity {n})")
+}
+
+/// The log's segments, in 30-minute buckets.
+fn segment(path: &str) -> schema::Segments {
+    detect::pipeline::segments_from_files(
+        &[path.to_owned()],
+        1800,
+        false,
+        &ingest::Limits::default(),
+    )
+    .expect("segment")
+}
+
+/// Reference mode's scan of the log's segments, timed alone.
+fn scan_alone(path: &str) -> String {
+    let segs = segment(path);
+    let season = schema::Season::inferred(1);
+    let t = Instant::now();
+    let result = scoring::scan(&segs, &season, &schema::ScanParams::default()).expect("scan");
+    let s = t.elapsed().as_secs_f64();
+    let directed = result.pairs.len();
+    format!(
+        "scan alone {s:.3} s: {} candidate pairs, {directed} directed, {:.0} directed pairs/s",
+        result.candidate_pairs,
+        directed as f64 / s
+    )
+}
+
+/// Both modes' scans of the same segments, best of three, alternating so
+/// both see the same machine; and what reading the moves by second beside
+/// the segments costs (improved mode's times come from the same read).
+fn scan_modes(path: &str) -> String {
+    let read = |times: bool| {
+        let t = Instant::now();
+        let files = [path.to_owned()];
+        let limits = ingest::Limits::default();
+        let out = if times {
+            let (s, t) =
+                detect::pipeline::segments_and_times_from_files(&files, 1800, false, &limits)
+                    .expect("segment");
+            (s, Some(t))
+        } else {
+            (segment(path), None)
+        };
+        (out, t.elapsed().as_secs_f64())
+    };
+    let (_, without_s) = read(false);
+    let ((segs, times), with_s) = read(true);
+    let times = times.expect("move times");
+    let times_s = with_s - without_s;
+    let season = schema::Season::inferred(1);
+    // Wall time and this process's CPU time (steadier on a busy machine).
+    let mut best = [f64::INFINITY; 2];
+    let mut cpu = [f64::INFINITY; 2];
+    for _ in 0..3 {
+        for (k, mode) in [schema::Mode::Reference, schema::Mode::Improved]
+            .into_iter()
+            .enumerate()
+        {
+            let params = schema::ScanParams {
+                mode,
+                ..schema::ScanParams::default()
+            };
+            let (t, c) = (Instant::now(), cpu_seconds());
+            let result =
+                scoring::scan_with_times(&segs, Some(&times), &season, &params).expect("scan");
+            std::hint::black_box(result.pairs.len());
+            best[k] = best[k].min(t.elapsed().as_secs_f64());
+            cpu[k] = cpu[k].min(cpu_seconds() - c);
+        }
+    }
+    format!(
+        "scan alone, best of 3: reference {:.3} s ({:.2} s CPU), improved {:.3} s ({:.2} s CPU), \
+         improved / reference {:.2}x wall, {:.2}x CPU; reading the moves by second beside the segments {:+.3} s",
+        best[0],
+        cpu[0],
+        best[1],
+        cpu[1],
+        best[1] / best[0],
+        cpu[1] / cpu[0],
+        times_s
+    )
 }
 
 /// One line as the floor reads it: borrowed fields, nothing kept.
