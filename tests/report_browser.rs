@@ -20,6 +20,8 @@ fn sample_report(db: &TestDb) -> std::path::PathBuf {
     dir.join("index.html")
 }
 
+/// The report at a window `width` px wide: it fits, its evidence is one
+/// link away, its timelines' tooltips are in the page.
 async fn check_at_width(b: &Browser, url: &str, width: u32) {
     b.client.set_window_size(width, 1000).await.expect("resize");
     b.client.goto(url).await.expect("open the report");
@@ -29,9 +31,14 @@ async fn check_at_width(b: &Browser, url: &str, width: u32) {
         inner <= width as f64 && inner > width as f64 * 0.8,
         "{inner}"
     );
+    no_sideways_overflow(b, width).await;
+    evidence_one_link_away(b).await;
+    tooltips_inline(b).await;
+}
 
-    // No horizontal overflow: the table fits its section, the page fits
-    // the window (wide timelines scroll inside their own box).
+/// No horizontal overflow: the table fits its section, the page fits the
+/// window (wide timelines scroll inside their own box).
+async fn no_sideways_overflow(b: &Browser, width: u32) {
     let fit = b
         .eval(
             "const t = document.querySelector('table.pairs');
@@ -61,8 +68,11 @@ async fn check_at_width(b: &Browser, url: &str, width: u32) {
         f[4] <= f[5] + 0.5,
         "at {width} px the page scrolls sideways: {f:?}"
     );
+}
 
-    // Every flagged pair links to its evidence, which names both accounts.
+/// Every flagged pair links to its evidence, which names both accounts;
+/// following a link brings the evidence into view.
+async fn evidence_one_link_away(b: &Browser) {
     let links = b
         .eval(
             "return [...document.querySelectorAll('table.pairs tbody tr')].map(tr => {
@@ -87,7 +97,6 @@ async fn check_at_width(b: &Browser, url: &str, width: u32) {
             "{a}/{bb}: {text}"
         );
     }
-    // Following a link brings the evidence into view.
     b.client
         .find(fantoccini::Locator::Css("table.pairs a.evidence-link"))
         .await
@@ -103,8 +112,11 @@ async fn check_at_width(b: &Browser, url: &str, width: u32) {
         )
         .await;
     assert_eq!(shown, serde_json::json!(["#pair-1", true]));
+}
 
-    // The timelines are inline SVG: their tooltips are in the DOM.
+/// The timelines are inline SVG: their tooltips are in the DOM, and there
+/// is no image.
+async fn tooltips_inline(b: &Browser) {
     let tips = b
         .eval(
             "return [...document.querySelectorAll('svg.timeline .move > title')]
