@@ -156,6 +156,33 @@ fn accounts(alert: &Value) -> Vec<String> {
     serde_json::from_value(alert["detect"]["accounts"].clone()).unwrap()
 }
 
+/// `detect report` lists u011/u018 under known relationships, not among
+/// flags, in text and in JSON.
+fn known_not_flagged_in_reports(db: &TestDb) {
+    let text = db.ok(&["report", "--season", "1"]);
+    let (flags, known) = text
+        .split_once("Known relationships")
+        .unwrap_or_else(|| panic!("no known relationships section:\n{text}"));
+    assert!(!flags.contains("u011"), "{text}");
+    assert!(
+        known.contains("u011  u018") && known.contains("household"),
+        "{text}"
+    );
+    assert!(known.contains("siblings, same flat"), "{text}");
+    let json: Value =
+        serde_json::from_str(&db.ok(&["report", "--season", "1", "--format", "json"])).unwrap();
+    assert!(pair_names(&json, "pairs").is_empty(), "{json}");
+    assert_eq!(
+        pair_names(&json, "known_relationships"),
+        [("u011".to_owned(), "u018".to_owned())]
+    );
+    assert_eq!(
+        json["known_relationships"][0]["verdict"]["kind"],
+        "household"
+    );
+    assert_eq!(json["cliques"], Value::Array(vec![]));
+}
+
 fn household_verdict_and_alerts(backend: Backend) {
     let db = TestDb::new(backend);
     let dir = db.dir.path();
@@ -196,29 +223,7 @@ fn household_verdict_and_alerts(backend: Backend) {
     ]);
     assert!(out.contains("different people: household"), "{out}");
 
-    // detect report lists it under known relationships, not among flags.
-    let text = db.ok(&["report", "--season", "1"]);
-    let (flags, known) = text
-        .split_once("Known relationships")
-        .unwrap_or_else(|| panic!("no known relationships section:\n{text}"));
-    assert!(!flags.contains("u011"), "{text}");
-    assert!(
-        known.contains("u011  u018") && known.contains("household"),
-        "{text}"
-    );
-    assert!(known.contains("siblings, same flat"), "{text}");
-    let json: Value =
-        serde_json::from_str(&db.ok(&["report", "--season", "1", "--format", "json"])).unwrap();
-    assert!(pair_names(&json, "pairs").is_empty(), "{json}");
-    assert_eq!(
-        pair_names(&json, "known_relationships"),
-        [("u011".to_owned(), "u018".to_owned())]
-    );
-    assert_eq!(
-        json["known_relationships"][0]["verdict"]["kind"],
-        "household"
-    );
-    assert_eq!(json["cliques"], Value::Array(vec![]));
+    known_not_flagged_in_reports(&db);
 
     // Tick 2: a new pair appears; only it is alerted.
     write_lines(&logs.join("b.jsonl"), &second);
