@@ -260,6 +260,8 @@ pub struct LoginForm {
     next: Option<String>,
 }
 
+/// Signs in: the form's token, the limit on failed sign-ins, the
+/// password; then a new session and its cookie, and back to `next`.
 pub async fn login(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -287,18 +289,7 @@ pub async fn login(
             LIMIT_WINDOW / 60
         )));
     }
-    let found = state.store().user_with_password(&form.name).await?;
-    let password = form.password.clone();
-    let ok = tokio::task::spawn_blocking(move || match &found {
-        Some((user, hash)) => verify_password(hash, &password).then(|| user.clone()),
-        None => {
-            // Spend the same time as for a real account.
-            verify_password(dummy_hash(), &password);
-            None
-        }
-    })
-    .await
-    .map_err(|e| WebError::Internal(e.to_string()))?;
+    let ok = check_password(&state, &form.name, form.password).await?;
     let Some(user) = ok else {
         state
             .inner
@@ -314,6 +305,48 @@ pub async fn login(
             Some("Wrong name or password.".to_owned()),
         );
     };
+    let token = start_session(&state, &user, t).await?;
+    let seconds = state.options().session_seconds;
+    let secure = behind_tls(&state, &headers);
+    Ok((
+        AppendHeaders([
+            (
+                SET_COOKIE,
+                set_cookie(SESSION_COOKIE, token, seconds, secure),
+            ),
+            (
+                SET_COOKIE,
+                set_cookie(LOGIN_COOKIE, String::new(), 0, secure),
+            ),
+        ]),
+        Redirect::to(&next),
+    )
+        .into_response())
+}
+
+/// The account `name` if `password` is its password, verified off the
+/// async threads; an unknown name costs the same time.
+async fn check_password(
+    state: &AppState,
+    name: &str,
+    password: String,
+) -> Result<Option<User>, WebError> {
+    let found = state.store().user_with_password(name).await?;
+    tokio::task::spawn_blocking(move || match &found {
+        Some((user, hash)) => verify_password(hash, &password).then(|| user.clone()),
+        None => {
+            // Spend the same time as for a real account.
+            verify_password(dummy_hash(), &password);
+            None
+        }
+    })
+    .await
+    .map_err(|e| WebError::Internal(e.to_string()))
+}
+
+/// A new session of `user` at `t`, stored by its token's hash and audited;
+/// returns the token for the cookie.
+async fn start_session(state: &AppState, user: &User, t: i64) -> Result<String, WebError> {
     let token = random_token();
     let hash = token_hash(&token);
     let csrf = random_token();
@@ -333,21 +366,7 @@ pub async fn login(
         .store()
         .record_audit(&user.name, "sign-in", "")
         .await?;
-    let secure = behind_tls(&state, &headers);
-    Ok((
-        AppendHeaders([
-            (
-                SET_COOKIE,
-                set_cookie(SESSION_COOKIE, token, seconds, secure),
-            ),
-            (
-                SET_COOKIE,
-                set_cookie(LOGIN_COOKIE, String::new(), 0, secure),
-            ),
-        ]),
-        Redirect::to(&next),
-    )
-        .into_response())
+    Ok(token)
 }
 
 /// An argon2id hash of a random password, verified when the account does

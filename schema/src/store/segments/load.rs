@@ -30,13 +30,20 @@ impl Store {
         let generation: i64 = row.try_get(2)?;
 
         let mut segs = Segments::new(bucket_seconds);
-        let user_of = |segs: &mut Segments, name: &str| -> usize {
-            let u = segs.users.intern(name) as usize;
-            if u == segs.by_user.len() {
-                segs.by_user.push(Vec::new());
-            }
-            u
-        };
+        self.load_chunks(id, &mut segs).await?;
+        self.load_user_days(id, &mut segs).await?;
+        segs.ip_days.sort_unstable();
+        segs.game_days.sort_unstable();
+        Ok(Some(StoredSegmentation {
+            segments: segs,
+            reference_order,
+            generation,
+        }))
+    }
+
+    /// Appends segmentation `id`'s chunks of segments to `segs`, by user.
+    async fn load_chunks(&self, id: i64, segs: &mut Segments) -> Result<()> {
+        let bucket_seconds = segs.bucket_seconds;
         let mut rows = sqlx::query(
             "SELECT username, first_bucket, data FROM segment_chunks \
              WHERE segmentation_id = $1 ORDER BY username, first_bucket",
@@ -51,7 +58,7 @@ impl Store {
             let n: &str = r.try_get(0)?;
             if name.as_deref() != Some(n) {
                 name = Some(n.to_owned());
-                user = user_of(&mut segs, n);
+                user = user_of(segs, n);
             }
             let first: i64 = r.try_get(1)?;
             let data: &[u8] = r.try_get(2)?;
@@ -60,14 +67,18 @@ impl Store {
             decode(data, first, bucket_seconds, |ip| ips.intern(ip), list)
                 .map_err(|e| StoreError::Corrupt(format!("a stored chunk of segments: {e}")))?;
         }
-        drop(rows);
+        Ok(())
+    }
 
+    /// Appends segmentation `id`'s days of each user (addresses and games)
+    /// to `segs`, unsorted.
+    async fn load_user_days(&self, id: i64, segs: &mut Segments) -> Result<()> {
         let mut rows =
             sqlx::query("SELECT username, data FROM user_days WHERE segmentation_id = $1")
                 .bind(id)
                 .fetch(&self.pool);
         while let Some(r) = rows.try_next().await? {
-            let user = user_of(&mut segs, r.try_get(0)?) as UserId;
+            let user = user_of(segs, r.try_get(0)?) as UserId;
             let data: &[u8] = r.try_get(1)?;
             let (ips, games) = (&mut segs.ips, &mut segs.games);
             let (ip_days, game_days) = (&mut segs.ip_days, &mut segs.game_days);
@@ -89,13 +100,15 @@ impl Store {
             )
             .map_err(|e| StoreError::Corrupt(format!("a user's stored days: {e}")))?;
         }
-        drop(rows);
-        segs.ip_days.sort_unstable();
-        segs.game_days.sort_unstable();
-        Ok(Some(StoredSegmentation {
-            segments: segs,
-            reference_order,
-            generation,
-        }))
+        Ok(())
     }
+}
+
+/// The id of user `name` in `segs`, with an empty list of segments if new.
+fn user_of(segs: &mut Segments, name: &str) -> usize {
+    let u = segs.users.intern(name) as usize;
+    if u == segs.by_user.len() {
+        segs.by_user.push(Vec::new());
+    }
+    u
 }
