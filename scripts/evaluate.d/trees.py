@@ -9,9 +9,15 @@ figures of EVALUATION.md were read with the eighth round's 21 features
    gen.sh BIN DIR -- 1..100 101..180
    gen.sh BIN CROWDED --players 1200 --nat-crowd 25 -- 1..30
    python3 trees.py DIR CROWDED
+   python3 trees.py DIR CROWDED --guards   # the eleventh round's guards
+
+With --guards the trees also read the share of shared address-days that
+were crowded, bound to lower the score (monotone), and/or are fit with
+carrier-NAT strangers weighed five times (EVALUATION.md, eleventh round).
 """
 import sys
 
+import features
 import numpy as np
 from features import FEATURES, TRAINING_SEEDS, undirected
 from sklearn.ensemble import HistGradientBoostingClassifier
@@ -34,9 +40,27 @@ def seasons(d, seeds):
     return out
 
 
-def rows(data):
-    xs = [(p["x"], p["label"]) for pairs, _, _ in data for p in pairs.values() if p["x"] is not None]
-    return np.array([x for x, _ in xs]), np.array([y for _, y in xs])
+def rows(data, nat_weight=1.0):
+    xs = [(p["x"], p["label"], nat_weight if p["cause"] == "carrier_nat" else 1.0)
+          for pairs, _, _ in data for p in pairs.values() if p["x"] is not None]
+    return (np.array([x for x, _, _ in xs]), np.array([y for _, y, _ in xs]),
+            np.array([w for _, _, w in xs]))
+
+
+def with_crowded_share():
+    """Makes `undirected` append the crowded share of shared address-days
+    to each pair's features (the product's model dropped it in round 10)."""
+    product = features.features
+
+    def extended(ab, ba, s):
+        return product(ab, ba, s) + [s["crowded_ip_days"] / max(s["shared_ip_days"], 1)]
+    features.features = extended
+
+
+def trees(monotone):
+    return HistGradientBoostingClassifier(
+        max_depth=3, learning_rate=0.05, max_iter=300, l2_regularization=1.0,
+        monotonic_cst=monotone, early_stopping=False, random_state=0)
 
 
 def report(name, data, model):
@@ -61,18 +85,40 @@ def report(name, data, model):
           f"households {households} carrier NAT {nat} careful {careful}/{cautious} = {careful / cautious:.3f}")
 
 
-if __name__ == "__main__":
-    d, crowded = sys.argv[1], sys.argv[2]
+def main(d, crowded, guards):
+    if guards:
+        with_crowded_share()
     train = seasons(d, TRAINING_SEEDS) + seasons(crowded, range(16, 31))
     held = [("default 11-30", seasons(d, range(11, 31))), ("default 61-100", seasons(d, range(61, 101))),
             ("crowded 1-5", seasons(crowded, range(1, 6))), ("crowded 6-15", seasons(crowded, range(6, 16)))]
-    x, y = rows(train)
-    models = [("logistic", LogisticRegression(C=1.0, max_iter=5000)),
-              ("trees", HistGradientBoostingClassifier(
-                  max_depth=3, learning_rate=0.05, max_iter=300, l2_regularization=1.0,
-                  monotonic_cst=[MONOTONE.get(f, 0) for f in FEATURES],
-                  early_stopping=False, random_state=0))]
+    monotone = [MONOTONE.get(f, 0) for f in FEATURES]
+    if not guards:
+        x, y, _ = rows(train)
+        models = [("logistic", LogisticRegression(C=1.0, max_iter=5000).fit(x, y)),
+                  ("trees", trees(monotone).fit(x, y))]
+    else:
+        models = []
+        for crowd in (False, True):
+            for nat_weight in (1.0, 5.0):
+                x, y, w = rows(train, nat_weight)
+                cst = monotone + [-1] if crowd else monotone
+                x = x if crowd else x[:, :len(FEATURES)]
+                name = f"trees{', crowded share' if crowd else ''}, carrier NAT x{nat_weight:g}"
+                models.append((name, Columns(trees(cst).fit(x, y, sample_weight=w), x.shape[1])))
     for name, model in models:
-        model.fit(x, y)
         for set_name, data in held:
             report(f"{name}, {set_name}", data, model)
+
+
+class Columns:
+    """A model that reads the first `k` features of each row."""
+
+    def __init__(self, model, k):
+        self.model, self.k = model, k
+
+    def predict_proba(self, x):
+        return self.model.predict_proba(x[:, :self.k])
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], "--guards" in sys.argv[3:])
