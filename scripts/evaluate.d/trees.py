@@ -4,7 +4,8 @@ against the logistic model, both fit on the same training seeds, compared
 on held-out seeds of both worlds at 0.5 (EVALUATION.md, tenth round).
 Needs numpy and scikit-learn (the product's fit.py needs neither). The
 figures of EVALUATION.md were read with the eighth round's 21 features
-(`git show fb5111c:scripts/evaluate.d/features.py`).
+(`git show fb5111c:scripts/evaluate.d/features.py`); the eleventh round's, with
+its 22.
 
    gen.sh BIN DIR -- 1..100 101..180
    gen.sh BIN CROWDED --players 1200 --nat-crowd 25 -- 1..30
