@@ -234,6 +234,62 @@ pub struct NewMove {
     pub occurrence: u32,
 }
 
+/// A pool of connections to `url` (shown as `shown` in errors): one for
+/// SQLite, with its pragmas on each connection; eight for PostgreSQL. A
+/// first plain connection says why a server refuses.
+async fn connect(backend: Backend, url: &str, shown: &str) -> Result<sqlx::AnyPool> {
+    let connect_url = match backend {
+        Backend::Sqlite if !url.contains("mode=") => {
+            let sep = if url.contains('?') { '&' } else { '?' };
+            format!("{url}{sep}mode=rwc")
+        }
+        _ => url.to_owned(),
+    };
+    let options = AnyConnectOptions::from_str(&connect_url).map_err(|source| StoreError::Open {
+        url: shown.to_owned(),
+        source,
+    })?;
+    // One plain connection first: a pool that cannot connect only says
+    // it timed out, while this says why (refused, bad password, ...).
+    {
+        use sqlx::{ConnectOptions, Connection};
+        let conn = options.connect().await.map_err(|source| StoreError::Open {
+            url: shown.to_owned(),
+            source,
+        })?;
+        conn.close().await.ok();
+    }
+    AnyPoolOptions::new()
+        .max_connections(if backend == Backend::Sqlite { 1 } else { 8 })
+        .acquire_timeout(std::time::Duration::from_secs(10))
+        .after_connect(move |conn, _| {
+            Box::pin(async move {
+                if backend == Backend::Sqlite {
+                    // A large ingest is one transaction: a page cache of
+                    // 256 MB and statement journals in memory keep it
+                    // from rewriting the same pages on disk.
+                    for pragma in [
+                        "PRAGMA journal_mode = WAL",
+                        "PRAGMA synchronous = NORMAL",
+                        "PRAGMA foreign_keys = ON",
+                        "PRAGMA busy_timeout = 10000",
+                        "PRAGMA cache_size = -262144",
+                        "PRAGMA temp_store = MEMORY",
+                    ] {
+                        sqlx::query(pragma).execute(&mut *conn).await?;
+                    }
+                }
+                Ok(())
+            })
+        })
+        .connect_with(options)
+        .await
+        .map_err(|source| StoreError::Open {
+            url: shown.to_owned(),
+            source,
+        })
+}
+
 impl Store {
     /// Opens (creating an SQLite file if needed) and migrates the store.
     pub async fn open(url: &str) -> Result<Store> {
@@ -247,57 +303,7 @@ impl Store {
         } else {
             return Err(StoreError::UnknownBackend(shown));
         };
-        let connect_url = match backend {
-            Backend::Sqlite if !url.contains("mode=") => {
-                let sep = if url.contains('?') { '&' } else { '?' };
-                format!("{url}{sep}mode=rwc")
-            }
-            _ => url.clone(),
-        };
-        let options =
-            AnyConnectOptions::from_str(&connect_url).map_err(|source| StoreError::Open {
-                url: shown.clone(),
-                source,
-            })?;
-        // One plain connection first: a pool that cannot connect only says
-        // it timed out, while this says why (refused, bad password, ...).
-        {
-            use sqlx::{ConnectOptions, Connection};
-            let conn = options.connect().await.map_err(|source| StoreError::Open {
-                url: shown.clone(),
-                source,
-            })?;
-            conn.close().await.ok();
-        }
-        let pool = AnyPoolOptions::new()
-            .max_connections(if backend == Backend::Sqlite { 1 } else { 8 })
-            .acquire_timeout(std::time::Duration::from_secs(10))
-            .after_connect(move |conn, _| {
-                Box::pin(async move {
-                    if backend == Backend::Sqlite {
-                        // A large ingest is one transaction: a page cache of
-                        // 256 MB and statement journals in memory keep it
-                        // from rewriting the same pages on disk.
-                        for pragma in [
-                            "PRAGMA journal_mode = WAL",
-                            "PRAGMA synchronous = NORMAL",
-                            "PRAGMA foreign_keys = ON",
-                            "PRAGMA busy_timeout = 10000",
-                            "PRAGMA cache_size = -262144",
-                            "PRAGMA temp_store = MEMORY",
-                        ] {
-                            sqlx::query(pragma).execute(&mut *conn).await?;
-                        }
-                    }
-                    Ok(())
-                })
-            })
-            .connect_with(options)
-            .await
-            .map_err(|source| StoreError::Open {
-                url: shown.clone(),
-                source,
-            })?;
+        let pool = connect(backend, &url, &shown).await?;
         let migrator = match backend {
             Backend::Sqlite => sqlx::migrate!("./migrations/sqlite"),
             Backend::Postgres => sqlx::migrate!("./migrations/postgres"),
