@@ -302,6 +302,35 @@ fn failed_alerts_are_retried_and_sent_once() {
     assert_eq!(receiver.requests(), 4, "never sent twice");
 }
 
+/// The HTML report escapes the verdict's note and author; the CSV's rows
+/// carry each pair's status and verdict.
+fn reports_show_verdicts(db: &TestDb) {
+    let html = db.ok(&["report", "--season", "1", "--format", "html"]);
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot; ]]&gt;"));
+    assert!(!html.contains("<script>") && !html.contains("<b>mod"));
+    assert!(html.contains("id=\"known-relationships\""));
+    let csv = db.ok(&["report", "--season", "1", "--format", "csv"]);
+    let mut rows = csv::Reader::from_reader(csv.as_bytes());
+    let header = rows.headers().unwrap().clone();
+    let col = |n: &str| header.iter().position(|h| h == n).unwrap();
+    let (ua, st, vd) = (col("user_a"), col("status"), col("verdict"));
+    let got: Vec<(String, String, String)> = rows
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[ua].to_owned(), r[st].to_owned(), r[vd].to_owned())
+        })
+        .collect();
+    assert!(
+        got.contains(&("u011".into(), "known".into(), "cleared".into())),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&("u014".into(), "flag".into(), "same-person".into())),
+        "{got:?}"
+    );
+}
+
 /// Names are shown as text in every report format; CSV rows carry the
 /// verdict; `detect audit` lists the verdict with who set it.
 #[test]
@@ -353,30 +382,7 @@ fn verdict_list_audit_and_report_formats() {
     );
     assert_eq!(all[1]["note"], note);
 
-    let html = db.ok(&["report", "--season", "1", "--format", "html"]);
-    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;quotes&quot; ]]&gt;"));
-    assert!(!html.contains("<script>") && !html.contains("<b>mod"));
-    assert!(html.contains("id=\"known-relationships\""));
-    let csv = db.ok(&["report", "--season", "1", "--format", "csv"]);
-    let mut rows = csv::Reader::from_reader(csv.as_bytes());
-    let header = rows.headers().unwrap().clone();
-    let col = |n: &str| header.iter().position(|h| h == n).unwrap();
-    let (ua, st, vd) = (col("user_a"), col("status"), col("verdict"));
-    let got: Vec<(String, String, String)> = rows
-        .records()
-        .map(|r| {
-            let r = r.unwrap();
-            (r[ua].to_owned(), r[st].to_owned(), r[vd].to_owned())
-        })
-        .collect();
-    assert!(
-        got.contains(&("u011".into(), "known".into(), "cleared".into())),
-        "{got:?}"
-    );
-    assert!(
-        got.contains(&("u014".into(), "flag".into(), "same-person".into())),
-        "{got:?}"
-    );
+    reports_show_verdicts(&db);
 
     let audit = db.ok(&["audit", "--by", "bo"]);
     assert_eq!(audit.lines().count(), 1, "{audit}");
