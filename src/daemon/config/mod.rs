@@ -158,7 +158,7 @@ impl Config {
     /// Checks the configuration `text` read from `path`.
     pub fn parse(path: &Path, text: &str) -> Result<Config> {
         let shown = path.display();
-        let raw = read_raw(text).map_err(|m| anyhow!("the configuration {shown}{m}"))?;
+        let mut raw = read_raw(text).map_err(|m| anyhow!("the configuration {shown}{m}"))?;
         let fail = |m: String| anyhow!("the configuration {shown}: {m}");
         let mode = raw.mode.unwrap_or(crate::pipeline::DEFAULT_MODE);
         let threshold = raw
@@ -167,7 +167,7 @@ impl Config {
         let bucket_minutes = raw
             .bucket_minutes
             .unwrap_or(crate::pipeline::DEFAULT_BUCKET_MINUTES);
-        let seasons = raw.seasons.clone().unwrap_or(Seasons::Current);
+        let seasons = raw.seasons.take().unwrap_or(Seasons::Current);
         let current_days = raw.current_days.unwrap_or(DEFAULT_CURRENT_DAYS);
         let keep_scans = raw.keep_scans.unwrap_or(DEFAULT_KEEP_SCANS);
         let reopen_margin = raw.reopen_margin.unwrap_or(scoring::DEFAULT_REOPEN_MARGIN);
