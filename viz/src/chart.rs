@@ -171,67 +171,6 @@ fn y(v: f64) -> f64 {
 
 /// The canvas, title, axes, y ticks and grid, and the given x ticks.
 fn frame(title: &str, x_label: &str, x_ticks: &[(f64, String)]) -> Document {
-    let right = LEFT + plot_width();
-    let mut axes = Group::new().set("class", "axes");
-    for tenth in 0..=10 {
-        let v = tenth as f64 / 10.0;
-        axes = axes
-            .add(
-                Line::new()
-                    .set("x1", LEFT)
-                    .set("x2", right)
-                    .set("y1", px(y(v)))
-                    .set("y2", px(y(v)))
-                    .set("stroke", "#e4e4e4")
-                    .set("stroke-width", 1),
-            )
-            .add(
-                Text::new(format!("{v:.1}"))
-                    .set("x", LEFT - 8.0)
-                    .set("y", px(y(v) + 4.0))
-                    .set("text-anchor", "end"),
-            );
-    }
-    for (x, label) in x_ticks {
-        axes = axes
-            .add(
-                Line::new()
-                    .set("x1", px(*x))
-                    .set("x2", px(*x))
-                    .set("y1", BOTTOM)
-                    .set("y2", BOTTOM + 5.0)
-                    .set("stroke", "#333333"),
-            )
-            .add(
-                Text::new(label.clone())
-                    .set("x", px(*x))
-                    .set("y", BOTTOM + 18.0)
-                    .set("text-anchor", "middle"),
-            );
-    }
-    axes = axes
-        .add(
-            Path::new()
-                .set("d", format!("M {LEFT} {TOP} V {BOTTOM} H {right}"))
-                .set("fill", "none")
-                .set("stroke", "#333333"),
-        )
-        .add(
-            Text::new(x_label)
-                .set("x", px((LEFT + right) / 2.0))
-                .set("y", BOTTOM + 40.0)
-                .set("text-anchor", "middle"),
-        )
-        .add(
-            Text::new("similarity")
-                .set("x", 18)
-                .set("y", px((TOP + BOTTOM) / 2.0))
-                .set("text-anchor", "middle")
-                .set(
-                    "transform",
-                    format!("rotate(-90 18 {})", px((TOP + BOTTOM) / 2.0)),
-                ),
-        );
     Document::new()
         .set("width", WIDTH)
         .set("height", HEIGHT)
@@ -253,7 +192,83 @@ fn frame(title: &str, x_label: &str, x_ticks: &[(f64, String)]) -> Document {
                 .set("font-weight", "bold")
                 .set("class", "title"),
         )
-        .add(axes)
+        .add(axes(x_label, x_ticks))
+}
+
+/// The y grid with its ticks, the given x ticks, the axis lines and both
+/// axis labels.
+fn axes(x_label: &str, x_ticks: &[(f64, String)]) -> Group {
+    let right = LEFT + plot_width();
+    let axes = with_x_ticks(y_grid(Group::new().set("class", "axes")), x_ticks);
+    axes.add(
+        Path::new()
+            .set("d", format!("M {LEFT} {TOP} V {BOTTOM} H {right}"))
+            .set("fill", "none")
+            .set("stroke", "#333333"),
+    )
+    .add(
+        Text::new(x_label)
+            .set("x", px((LEFT + right) / 2.0))
+            .set("y", BOTTOM + 40.0)
+            .set("text-anchor", "middle"),
+    )
+    .add(
+        Text::new("similarity")
+            .set("x", 18)
+            .set("y", px((TOP + BOTTOM) / 2.0))
+            .set("text-anchor", "middle")
+            .set(
+                "transform",
+                format!("rotate(-90 18 {})", px((TOP + BOTTOM) / 2.0)),
+            ),
+    )
+}
+
+/// A grid line and a label at every tenth of similarity.
+fn y_grid(mut axes: Group) -> Group {
+    let right = LEFT + plot_width();
+    for tenth in 0..=10 {
+        let v = tenth as f64 / 10.0;
+        axes = axes
+            .add(
+                Line::new()
+                    .set("x1", LEFT)
+                    .set("x2", right)
+                    .set("y1", px(y(v)))
+                    .set("y2", px(y(v)))
+                    .set("stroke", "#e4e4e4")
+                    .set("stroke-width", 1),
+            )
+            .add(
+                Text::new(format!("{v:.1}"))
+                    .set("x", LEFT - 8.0)
+                    .set("y", px(y(v) + 4.0))
+                    .set("text-anchor", "end"),
+            );
+    }
+    axes
+}
+
+/// A tick and its label at each of `x_ticks`.
+fn with_x_ticks(mut axes: Group, x_ticks: &[(f64, String)]) -> Group {
+    for (x, label) in x_ticks {
+        axes = axes
+            .add(
+                Line::new()
+                    .set("x1", px(*x))
+                    .set("x2", px(*x))
+                    .set("y1", BOTTOM)
+                    .set("y2", BOTTOM + 5.0)
+                    .set("stroke", "#333333"),
+            )
+            .add(
+                Text::new(label.clone())
+                    .set("x", px(*x))
+                    .set("y", BOTTOM + 18.0)
+                    .set("text-anchor", "middle"),
+            );
+    }
+    axes
 }
 
 /// The dashed threshold line across the plot, labelled at its right end.
