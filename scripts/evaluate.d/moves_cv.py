@@ -8,7 +8,10 @@ compared by four-fold cross-validation by seed on the training seeds, at
 - cross-network switches: in the two accounts' moves merged by time, the
   moves by one account within two hours after the other's, from another
   network (/24 for IPv4, the whole string otherwise) (log), and their
-  share of all such switches.
+  share of all such switches;
+- sitting length: the median length of each account's sittings (moves
+  less than 30 minutes apart), in minutes (log), of the account whose
+  sittings are longer.
 
    gen.sh BIN DIR -- 1..10 31..60 101..180
    python3 moves_cv.py DIR
@@ -25,10 +28,11 @@ from sklearn.linear_model import LogisticRegression
 
 HORIZON = 7200
 VARIANTS = {
-    "the product's 22 features": lambda g, c: [],
-    "+ shared games": lambda g, c: g,
-    "+ cross-network switches": lambda g, c: c,
-    "+ both": lambda g, c: g + c,
+    "the product's 22 features": lambda g, c, m: [],
+    "+ shared games": lambda g, c, m: g,
+    "+ cross-network switches": lambda g, c, m: c,
+    "+ both": lambda g, c, m: g + c,
+    "+ sitting length": lambda g, c, m: m,
 }
 
 
@@ -68,6 +72,20 @@ def cross_readings(ma, mb):
     return [math.log1p(cross), cross / (same + cross + 1)]
 
 
+def median_sitting(moves, gap=1800):
+    """The median length in seconds of the sittings in `moves`."""
+    lengths, start, last = [], None, None
+    for t, _ in moves:
+        if last is not None and t - last > gap:
+            lengths.append(last - start)
+            start = None
+        start = t if start is None else start
+        last = t
+    lengths.append(last - start)
+    lengths.sort()
+    return lengths[len(lengths) // 2]
+
+
 def rows(d, seed):
     pairs, _ = undirected(f"{d}/s{seed}/improved.json", f"{d}/s{seed}/truth.json")
     by_account, by_game = read_moves(f"{d}/s{seed}/moves.jsonl")
@@ -78,7 +96,9 @@ def rows(d, seed):
             continue  # a timing pair, scored by the timing model
         games = [math.log1p(shared[(a, b)]), math.log1p(quick[(a, b)])]
         cross = cross_readings(by_account[a], by_account[b])
-        out.append((p["x"], games, cross, p["label"], p["style"] if p["label"] else p["kind"]))
+        longer = max(median_sitting(by_account[a]), median_sitting(by_account[b]))
+        out.append((p["x"], games, cross, [math.log1p(longer / 60)], p["label"],
+                    p["style"] if p["label"] else p["kind"]))
     return out
 
 
@@ -89,11 +109,11 @@ def main(d):
         n = collections.Counter()
         for test in folds:
             train = [r for s in TRAINING_SEEDS if s not in test for r in data[s]]
-            X = np.array([x + extra(g, c) for x, g, c, _, _ in train])
-            model = LogisticRegression(C=1.0, max_iter=5000).fit(X, [r[3] for r in train])
+            X = np.array([x + extra(g, c, m) for x, g, c, m, _, _ in train])
+            model = LogisticRegression(C=1.0, max_iter=5000).fit(X, [r[4] for r in train])
             rs = [r for s in test for r in data[s]]
-            flagged = model.predict_proba(np.array([x + extra(g, c) for x, g, c, _, _ in rs]))[:, 1] >= 0.5
-            for (_, _, _, label, kind), f in zip(rs, flagged):
+            flagged = model.predict_proba(np.array([x + extra(g, c, m) for x, g, c, m, _, _ in rs]))[:, 1] >= 0.5
+            for (_, _, _, _, label, kind), f in zip(rs, flagged):
                 n["pos"] += label
                 n[f"pos {kind}"] += label
                 if f:
