@@ -1,5 +1,5 @@
-"""An experiment, not part of the product: two readings of the move logs
-that the segments do not carry, added to improved mode's 22 features and
+"""An experiment, not part of the product: three readings of the move logs
+that improved mode does not make, added to improved mode's 22 features and
 compared by four-fold cross-validation by seed on the training seeds, at
 0.5 (EVALUATION.md, twelfth round). Needs numpy and scikit-learn.
 
