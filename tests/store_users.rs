@@ -8,6 +8,14 @@ use schema::store::{NewSession, Role, Store};
 
 async fn users_and_sessions(url: &str) {
     let store = Store::open(url).await.unwrap();
+    add_and_read_users(&store).await;
+    session_lifecycle(&store).await;
+    list_and_remove_users(&store).await;
+    store.close().await;
+}
+
+/// Adding users (a taken name refused), and reading one with its hash.
+async fn add_and_read_users(store: &Store) {
     assert!(store
         .add_user("ann", Role::Moderator, "hash-1", 100)
         .await
@@ -29,7 +37,11 @@ async fn users_and_sessions(url: &str) {
         (Role::Moderator, "hash-1", 100)
     );
     assert!(store.user_with_password("nobody").await.unwrap().is_none());
+}
 
+/// A session read until it expires, its user's new role seen through it,
+/// and sessions ended by a new password, by expiry and by sign-out.
+async fn session_lifecycle(store: &Store) {
     let session = NewSession {
         token_hash: "t1",
         username: "ann",
@@ -73,7 +85,10 @@ async fn users_and_sessions(url: &str) {
         .unwrap();
     store.delete_session("t4").await.unwrap();
     assert!(store.session("t4", 1500).await.unwrap().is_none());
+}
 
+/// The users listed by name, and one removed once.
+async fn list_and_remove_users(store: &Store) {
     let names: Vec<(String, Role)> = store
         .users()
         .await
@@ -91,7 +106,6 @@ async fn users_and_sessions(url: &str) {
     assert!(store.remove_user("ann").await.unwrap());
     assert!(!store.remove_user("ann").await.unwrap());
     assert_eq!(store.users().await.unwrap().len(), 1);
-    store.close().await;
 }
 
 #[test]
