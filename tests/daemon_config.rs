@@ -50,12 +50,29 @@ fn start_fails(dir: &Path, config: &str) -> String {
         .to_owned()
 }
 
+const SCHEDULE: &str = "[schedule]\nscan = \"0 0 * * * *\"\n";
+
 #[test]
 fn bad_configurations_fail_at_start_with_one_sentence() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path();
-    let sched = "[schedule]\nscan = \"0 0 * * * *\"\n";
-    let cases: Vec<(String, &str)> = vec![
+    for (config, want) in &bad_configurations() {
+        let got = start_fails(dir, config);
+        assert!(
+            got.starts_with(want) || got.contains(want),
+            "{config}\n got: {got}\nwant: {want}"
+        );
+        assert!(!got.contains("secret"), "a password in an error: {got}");
+    }
+    site_query_errors(dir);
+    // Nothing was created by the failed starts.
+    assert!(!dir.join("store.db").exists());
+}
+
+/// Configurations that cannot start, each with (a part of) its sentence.
+fn bad_configurations() -> Vec<(String, &'static str)> {
+    let sched = SCHEDULE;
+    vec![
         (
             format!("databse = \"sqlite://x.db\"\n{sched}"),
             "the configuration detect.toml, line 1: unknown field `databse`, expected one of `database`,",
@@ -99,16 +116,12 @@ fn bad_configurations_fail_at_start_with_one_sentence() {
             ),
             "cannot open the site database postgres://reader:***@127.0.0.1:1/site: ",
         ),
-    ];
-    for (config, want) in &cases {
-        let got = start_fails(dir, config);
-        assert!(
-            got.starts_with(want) || got.contains(want),
-            "{config}\n got: {got}\nwant: {want}"
-        );
-        assert!(!got.contains("secret"), "a password in an error: {got}");
-    }
-    // The site database is there, but the query is wrong.
+    ]
+}
+
+/// The site database is there, but the query is wrong.
+fn site_query_errors(dir: &Path) {
+    let sched = SCHEDULE;
     let site = TestDb::new(Backend::Postgres);
     pg_exec(
         &site.url,
@@ -134,6 +147,4 @@ fn bad_configurations_fail_at_start_with_one_sentence() {
         got.contains("the query of the site database") && got.contains("movez"),
         "{got}"
     );
-    // Nothing was created by the failed starts.
-    assert!(!dir.join("store.db").exists());
 }
