@@ -34,22 +34,7 @@ fn a_season_rescanned_part_by_part_reads_as_one_scan(backend: Backend) {
     for db in [&parted, &whole] {
         db.ok(&["season", "add", "1", "--games", "^4pLeague_"]);
     }
-    let parts = golden_parts_by_time("random/03", &[0.5, 0.8, 0.95]);
-    let mut files = Vec::new();
-    for (i, part) in parts.iter().enumerate() {
-        let path = parted.dir.path().join(format!("part{i}.jsonl"));
-        std::fs::write(&path, part.join("\n") + "\n").unwrap();
-        files.push(path);
-    }
-    // A move older than the rest, after the first part: the segments are
-    // cut again whole, and the scan after it is still a rescan.
-    let late = parted.dir.path().join("late.jsonl");
-    std::fs::write(
-        &late,
-        "{\"username\": \"u003\", \"game\": \"4pLeague_S1_late\", \"timestamp_utc\": \"2015-05-01 02:00:00\", \"ip\": \"10.2.0.3\"}\n",
-    )
-    .unwrap();
-    files.insert(1, late);
+    let files = part_files(&parted);
     let mut kinds = Vec::new();
     for file in &files {
         let out = parted.ok(&["ingest", file.to_str().unwrap()]);
@@ -73,44 +58,68 @@ fn a_season_rescanned_part_by_part_reads_as_one_scan(backend: Backend) {
     assert_eq!(kinds, KINDS, "whole or rescan, part by part");
     whole.ok(&["scan", "--season", "1"]);
     assert_eq!(reports(&parted), reports(&whole));
-    block_on(async {
-        let p = Store::open(&parted.url).await.unwrap();
-        let w = Store::open(&whole.url).await.unwrap();
-        for account in ["u003", "u010", "u017"] {
-            let strip = |v: Vec<schema::store::AccountPair>| {
-                v.into_iter()
-                    .map(|p| (p.user_a, p.user_b, p.similarity, p.same_ip_count))
-                    .collect::<Vec<_>>()
-            };
-            let from_parts = strip(p.pairs_of_account(account).await.unwrap());
-            assert!(!from_parts.is_empty(), "{account}");
-            assert_eq!(
-                from_parts,
-                strip(w.pairs_of_account(account).await.unwrap())
-            );
-        }
-        let latest = p.latest_scan(1).await.unwrap().unwrap();
-        // Every pair's similarity alone, through the chain, for the chart.
-        let sorted = |mut v: Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            v
+    block_on(chain_reads_as_whole(&parted, &whole));
+}
+
+/// The golden case's moves in parts by time, with a move older than the
+/// rest after the first part: the segments are cut again whole, and the
+/// scan after it is still a rescan.
+fn part_files(parted: &TestDb) -> Vec<std::path::PathBuf> {
+    let parts = golden_parts_by_time("random/03", &[0.5, 0.8, 0.95]);
+    let mut files = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        let path = parted.dir.path().join(format!("part{i}.jsonl"));
+        std::fs::write(&path, part.join("\n") + "\n").unwrap();
+        files.push(path);
+    }
+    let late = parted.dir.path().join("late.jsonl");
+    std::fs::write(
+        &late,
+        "{\"username\": \"u003\", \"game\": \"4pLeague_S1_late\", \"timestamp_utc\": \"2015-05-01 02:00:00\", \"ip\": \"10.2.0.3\"}\n",
+    )
+    .unwrap();
+    files.insert(1, late);
+    files
+}
+
+/// The chain's accounts, similarities and pruning read as the whole scan's.
+async fn chain_reads_as_whole(parted: &TestDb, whole: &TestDb) {
+    let p = Store::open(&parted.url).await.unwrap();
+    let w = Store::open(&whole.url).await.unwrap();
+    for account in ["u003", "u010", "u017"] {
+        let strip = |v: Vec<schema::store::AccountPair>| {
+            v.into_iter()
+                .map(|p| (p.user_a, p.user_b, p.similarity, p.same_ip_count))
+                .collect::<Vec<_>>()
         };
-        let every = w.latest_scan(1).await.unwrap().unwrap().result.pairs;
+        let from_parts = strip(p.pairs_of_account(account).await.unwrap());
+        assert!(!from_parts.is_empty(), "{account}");
         assert_eq!(
-            sorted(p.scan_similarities(latest.id).await.unwrap()),
-            sorted(every.iter().map(|x| x.similarity).collect())
+            from_parts,
+            strip(w.pairs_of_account(account).await.unwrap())
         );
-        // The latest scan is a change to the fourth, a whole one: pruning
-        // to one scan keeps both.
-        assert_eq!(p.prune_scans(1, 1).await.unwrap(), 3);
-        assert_eq!(p.scan_count(1).await.unwrap(), 2);
-        assert_eq!(
-            p.latest_scan(1).await.unwrap().unwrap().result,
-            latest.result
-        );
-        p.close().await;
-        w.close().await;
-    });
+    }
+    let latest = p.latest_scan(1).await.unwrap().unwrap();
+    // Every pair's similarity alone, through the chain, for the chart.
+    let sorted = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let every = w.latest_scan(1).await.unwrap().unwrap().result.pairs;
+    assert_eq!(
+        sorted(p.scan_similarities(latest.id).await.unwrap()),
+        sorted(every.iter().map(|x| x.similarity).collect())
+    );
+    // The latest scan is a change to the fourth, a whole one: pruning
+    // to one scan keeps both.
+    assert_eq!(p.prune_scans(1, 1).await.unwrap(), 3);
+    assert_eq!(p.scan_count(1).await.unwrap(), 2);
+    assert_eq!(
+        p.latest_scan(1).await.unwrap().unwrap().result,
+        latest.result
+    );
+    p.close().await;
+    w.close().await;
 }
 
 #[test]
