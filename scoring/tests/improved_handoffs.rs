@@ -12,7 +12,14 @@ use schema::Season;
 /// accounts on address 0 that day, the expected hand-offs, and why.
 type HandoffRow<'a> = (&'a [(i64, u32)], &'a [(i64, u32)], u32, Handoffs, &'a str);
 
-fn h(close: u32, switches: u32, quick: u32, turns: u32, spaced: u32, returns: u32) -> Handoffs {
+const fn h(
+    close: u32,
+    switches: u32,
+    quick: u32,
+    turns: u32,
+    spaced: u32,
+    returns: u32,
+) -> Handoffs {
     Handoffs {
         close,
         switches,
@@ -23,82 +30,83 @@ fn h(close: u32, switches: u32, quick: u32, turns: u32, spaced: u32, returns: u3
     }
 }
 
+/// Address 0 is IP 1 of `world` (crowdable), address 7 another one.
+const HANDOFF_ROWS: &[HandoffRow<'static>] = &[
+    (
+        &[(0, 0), (600, 0)],
+        &[(900, 0)],
+        0,
+        h(0, 1, 0, 1, 0, 0),
+        "a's last move at 600 s, b's first at 900 s: one turn of 5 minutes",
+    ),
+    (
+        &[(0, 0), (100, 0), (200, 0)],
+        &[(50, 0), (150, 0)],
+        0,
+        h(0, 4, 4, 0, 0, 3),
+        "two tabs: four quick switches, the last three back to an account that moved 50 s before",
+    ),
+    (
+        &[(0, 0), (1200, 0)],
+        &[(2400, 0), (3000, 0)],
+        0,
+        h(0, 1, 0, 1, 0, 0),
+        "a family: one hand-over after a 20-minute turn",
+    ),
+    (
+        &[(0, 0)],
+        &[(3600, 0)],
+        0,
+        h(0, 1, 0, 0, 1, 0),
+        "a careful owner: the second account an hour after the first",
+    ),
+    (
+        &[(0, 0)],
+        &[(7201, 0)],
+        0,
+        h(0, 0, 0, 0, 0, 0),
+        "more than two hours apart: no switch",
+    ),
+    (
+        &[(0, 0)],
+        &[(60, 7)],
+        0,
+        h(0, 0, 0, 0, 0, 0),
+        "another address: no switch",
+    ),
+    (
+        &[(0, 0), (30, 0)],
+        &[(10, 0)],
+        0,
+        h(2, 2, 2, 0, 0, 1),
+        "10 s apart, both ways: two close moves (two bodies), and a return",
+    ),
+    (
+        &[(0, 0), (2000, 0)],
+        &[(60, 0), (1960, 0)],
+        0,
+        h(0, 2, 2, 0, 0, 0),
+        "b's run lasted 1900 s, more than half an hour: not a return",
+    ),
+    (
+        &[(0, 0)],
+        &[(60, 0)],
+        20,
+        h(0, 0, 0, 0, 0, 0),
+        "22 accounts on address 0 that day: crowded, no switch",
+    ),
+    (
+        &[(0, 0)],
+        &[(60, 0)],
+        5,
+        h(0, 1, 1, 0, 0, 0),
+        "7 accounts on address 0 (weight 0.92): not crowded",
+    ),
+];
+
 #[test]
 fn hand_offs_bin_each_switch_on_one_address_by_its_gap() {
-    // Address 0 is IP 1 of `world` (crowdable), address 7 another one.
-    let rows: &[HandoffRow] = &[
-        (
-            &[(0, 0), (600, 0)],
-            &[(900, 0)],
-            0,
-            h(0, 1, 0, 1, 0, 0),
-            "a's last move at 600 s, b's first at 900 s: one turn of 5 minutes",
-        ),
-        (
-            &[(0, 0), (100, 0), (200, 0)],
-            &[(50, 0), (150, 0)],
-            0,
-            h(0, 4, 4, 0, 0, 3),
-            "two tabs: four quick switches, the last three back to an account that moved 50 s before",
-        ),
-        (
-            &[(0, 0), (1200, 0)],
-            &[(2400, 0), (3000, 0)],
-            0,
-            h(0, 1, 0, 1, 0, 0),
-            "a family: one hand-over after a 20-minute turn",
-        ),
-        (
-            &[(0, 0)],
-            &[(3600, 0)],
-            0,
-            h(0, 1, 0, 0, 1, 0),
-            "a careful owner: the second account an hour after the first",
-        ),
-        (
-            &[(0, 0)],
-            &[(7201, 0)],
-            0,
-            h(0, 0, 0, 0, 0, 0),
-            "more than two hours apart: no switch",
-        ),
-        (
-            &[(0, 0)],
-            &[(60, 7)],
-            0,
-            h(0, 0, 0, 0, 0, 0),
-            "another address: no switch",
-        ),
-        (
-            &[(0, 0), (30, 0)],
-            &[(10, 0)],
-            0,
-            h(2, 2, 2, 0, 0, 1),
-            "10 s apart, both ways: two close moves (two bodies), and a return",
-        ),
-        (
-            &[(0, 0), (2000, 0)],
-            &[(60, 0), (1960, 0)],
-            0,
-            h(0, 2, 2, 0, 0, 0),
-            "b's run lasted 1900 s, more than half an hour: not a return",
-        ),
-        (
-            &[(0, 0)],
-            &[(60, 0)],
-            20,
-            h(0, 0, 0, 0, 0, 0),
-            "22 accounts on address 0 that day: crowded, no switch",
-        ),
-        (
-            &[(0, 0)],
-            &[(60, 0)],
-            5,
-            h(0, 1, 1, 0, 0, 0),
-            "7 accounts on address 0 (weight 0.92): not crowded",
-        ),
-    ];
-    for &(a, b, crowd, want, why) in rows {
+    for &(a, b, crowd, want, why) in HANDOFF_ROWS {
         let segs = world("M1", "M1", crowd, 1);
         let times = MoveTimes::new(&segs);
         let season = Season::inferred(1);
