@@ -16,6 +16,7 @@ use common::*;
 use serde_json::Value;
 use support::*;
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -27,24 +28,7 @@ fn directory_source(backend: Backend) {
     let logs = dir.join("logs");
     let reports = dir.join("reports");
     std::fs::create_dir(&logs).unwrap();
-    // On PostgreSQL the configuration names the store and wins over --db;
-    // on SQLite it names none and --db applies.
-    let (database, cli_db) = match backend {
-        Backend::Postgres => (
-            format!("database = {:?}\n", store.url),
-            "sqlite://ignored.db".to_owned(),
-        ),
-        Backend::Sqlite => (String::new(), store.url.clone()),
-    };
-    let config = write_config(
-        dir,
-        &format!(
-            "{database}report_dir = {}\nseasons = \"current\"\n[schedule]\nscan = \"0 0 * * * *\"\n\
-             [[source]]\ndirectory = {}\nfiles = '\\.jsonl$'\n",
-            toml_str(&reports),
-            toml_str(&logs)
-        ),
-    );
+    let (config, cli_db) = directory_config(&store, backend, &logs, &reports);
     let lines = sample();
     let (first, second, third) = (&lines[..2000], &lines[2000..4000], &lines[4000..]);
     std::fs::write(logs.join("a.jsonl"), first.join("\n") + "\n").unwrap();
@@ -101,6 +85,34 @@ fn directory_source(backend: Backend) {
         !dir.join("ignored.db").exists(),
         "--db must yield to the configuration"
     );
+}
+
+/// The configuration of a watched directory, and the --db given beside
+/// it: on PostgreSQL the configuration names the store and wins over --db;
+/// on SQLite it names none and --db applies.
+fn directory_config(
+    store: &TestDb,
+    backend: Backend,
+    logs: &Path,
+    reports: &Path,
+) -> (PathBuf, String) {
+    let (database, cli_db) = match backend {
+        Backend::Postgres => (
+            format!("database = {:?}\n", store.url),
+            "sqlite://ignored.db".to_owned(),
+        ),
+        Backend::Sqlite => (String::new(), store.url.clone()),
+    };
+    let config = write_config(
+        store.dir.path(),
+        &format!(
+            "{database}report_dir = {}\nseasons = \"current\"\n[schedule]\nscan = \"0 0 * * * *\"\n\
+             [[source]]\ndirectory = {}\nfiles = '\\.jsonl$'\n",
+            toml_str(reports),
+            toml_str(logs)
+        ),
+    );
+    (config, cli_db)
 }
 
 #[test]
@@ -341,6 +353,26 @@ fn ticks_never_overlap_and_sigterm_exits_cleanly() {
         "SIGTERM must exit 0, got {status}:\n{log}"
     );
 
+    let (finished, skipped) = ticks_in_log(&log);
+    assert!(finished >= 2, "{finished} ticks finished:\n{log}");
+    assert!(skipped >= 1, "no tick was skipped:\n{log}");
+    assert!(
+        log.contains("SIGTERM received") && log.contains("daemon stopped"),
+        "{log}"
+    );
+    assert_eq!(
+        store_state(&store.url, &[], dir).moves,
+        moves_in(&lines[..1500])
+    );
+    serde_json::from_str::<Value>(
+        &std::fs::read_to_string(dir.join("reports/season-1.json")).unwrap(),
+    )
+    .expect("a whole report");
+}
+
+/// The ticks finished and skipped in the daemon's log, checking that no
+/// tick started while another ran and that none was left unfinished.
+fn ticks_in_log(log: &str) -> (usize, usize) {
     let mut open: Option<String> = None;
     let (mut finished, mut skipped) = (0, 0);
     for line in log.lines() {
@@ -367,20 +399,7 @@ fn ticks_never_overlap_and_sigterm_exits_cleanly() {
         open.is_none(),
         "the daemon exited in the middle of a tick:\n{log}"
     );
-    assert!(finished >= 2, "{finished} ticks finished:\n{log}");
-    assert!(skipped >= 1, "no tick was skipped:\n{log}");
-    assert!(
-        log.contains("SIGTERM received") && log.contains("daemon stopped"),
-        "{log}"
-    );
-    assert_eq!(
-        store_state(&store.url, &[], dir).moves,
-        moves_in(&lines[..1500])
-    );
-    serde_json::from_str::<Value>(
-        &std::fs::read_to_string(dir.join("reports/season-1.json")).unwrap(),
-    )
-    .expect("a whole report");
+    (finished, skipped)
 }
 
 /// A site database's rows go through the same record rule as log lines: an
