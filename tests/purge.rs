@@ -97,8 +97,23 @@ fn purge_in_the_middle_of_a_season(backend: Backend) {
     // The stored scan still reports, unchanged.
     assert_eq!(csv(&db), before);
 
-    // What was purged stays purged: ingesting the log again stores nothing
-    // (the same file is skipped unread, and says why).
+    purged_stays_purged(&db, total_moves, kept_moves);
+
+    // A new scan covers only what remains: as a store fed only that.
+    db.ok(&["scan", "--season", "1"]);
+    let after = csv(&db);
+    assert_ne!(after, before);
+    let fresh = TestDb::new(Backend::Sqlite);
+    let kept_log = fresh.dir.path().join("kept.jsonl");
+    std::fs::write(&kept_log, kept.join("\n") + "\n").unwrap();
+    fresh.ok(&["ingest", kept_log.to_str().unwrap()]);
+    assert_eq!(after, csv(&fresh));
+}
+
+/// What was purged stays purged: ingesting the log again stores nothing
+/// (the same file is skipped unread, and says why), and a copy with one
+/// more line is read while its old moves stay purged.
+fn purged_stays_purged(db: &TestDb, total_moves: i64, kept_moves: i64) {
     let again = db.ok(&["ingest", SAMPLE]);
     assert!(
         again.contains(&format!("already stored: {SAMPLE} ({total_moves} moves)"))
@@ -106,7 +121,6 @@ fn purge_in_the_middle_of_a_season(backend: Backend) {
         "{again}"
     );
     assert_eq!(stored_moves(&db.url).0, kept_moves);
-    // A copy with one more line is read: its old moves stay purged.
     let grown = db.dir.path().join("grown.jsonl");
     let mut text = std::fs::read_to_string(SAMPLE).unwrap();
     text.push('\n');
@@ -121,16 +135,6 @@ fn purge_in_the_middle_of_a_season(backend: Backend) {
         "{again}"
     );
     assert_eq!(stored_moves(&db.url).0, kept_moves);
-
-    // A new scan covers only what remains: as a store fed only that.
-    db.ok(&["scan", "--season", "1"]);
-    let after = csv(&db);
-    assert_ne!(after, before);
-    let fresh = TestDb::new(Backend::Sqlite);
-    let kept_log = fresh.dir.path().join("kept.jsonl");
-    std::fs::write(&kept_log, kept.join("\n") + "\n").unwrap();
-    fresh.ok(&["ingest", kept_log.to_str().unwrap()]);
-    assert_eq!(after, csv(&fresh));
 }
 
 #[test]
