@@ -233,7 +233,12 @@ fn export_scan_and_import_through_the_commands() {
         Vec::<String>::new()
     );
 
-    // export writes the layout docs/scale-out.md describes.
+    export_writes_the_layout(&db);
+}
+
+/// `detect export` writes the layout docs/scale-out.md describes, and
+/// refuses to write over a season folder.
+fn export_writes_the_layout(db: &TestDb) {
     let season_dir = db.dir.path().join("season-out");
     let out = db.ok(&[
         "export",
