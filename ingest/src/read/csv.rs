@@ -29,12 +29,7 @@ struct CsvColumns {
 /// columns. The error never echoes the line: if it is a record rather than
 /// a header, it holds an IP address.
 pub(super) fn read_header(lines: &mut BoundedLines, name: &str) -> Result<CsvState, ReadError> {
-    let fail = |line: Option<u64>, message: String| ReadError {
-        file: name.to_owned(),
-        line,
-        message,
-        io: false,
-    };
+    let fail = |line: Option<u64>, message: String| header_error(name, line, message);
     let mut state = CsvState {
         columns: CsvColumns {
             username: 0,
@@ -47,29 +42,7 @@ pub(super) fn read_header(lines: &mut BoundedLines, name: &str) -> Result<CsvSta
         out: Vec::new(),
         ends: Vec::new(),
     };
-    let (n, headers) = loop {
-        let Some(next) = lines.next_line() else {
-            return Err(fail(None, "empty CSV: no header line".to_owned()));
-        };
-        let (n, line) = next.map_err(|e| fail(None, format!("cannot read: {e}")))?;
-        let line = line.map_err(|len| {
-            fail(
-                Some(n),
-                format!("the CSV header is longer than the limit ({len} bytes or more)"),
-            )
-        })?;
-        let text = std::str::from_utf8(line)
-            .map_err(|_| fail(Some(n), "the CSV header is not valid UTF-8".to_owned()))?;
-        if text.trim().is_empty() {
-            continue;
-        }
-        let fields = split_csv(&mut state, text)
-            .map_err(|m| fail(Some(n), format!("bad CSV header: {m}")))?
-            .into_iter()
-            .map(str::to_owned)
-            .collect::<Vec<_>>();
-        break (n, fields);
-    };
+    let (n, headers) = header_line(lines, &mut state, name)?;
     let find = |names: &[&str]| {
         names.iter().find_map(|want| {
             headers
@@ -108,6 +81,49 @@ pub(super) fn read_header(lines: &mut BoundedLines, name: &str) -> Result<CsvSta
     };
     state.header_len = headers.len();
     Ok(state)
+}
+
+/// An error in the CSV header of file `name`, at `line` when known.
+fn header_error(name: &str, line: Option<u64>, message: String) -> ReadError {
+    ReadError {
+        file: name.to_owned(),
+        line,
+        message,
+        io: false,
+    }
+}
+
+/// The first line of `lines` that is not blank, split into its fields,
+/// and its number.
+fn header_line(
+    lines: &mut BoundedLines,
+    state: &mut CsvState,
+    name: &str,
+) -> Result<(u64, Vec<String>), ReadError> {
+    let fail = |line: Option<u64>, message: String| header_error(name, line, message);
+    loop {
+        let Some(next) = lines.next_line() else {
+            return Err(fail(None, "empty CSV: no header line".to_owned()));
+        };
+        let (n, line) = next.map_err(|e| fail(None, format!("cannot read: {e}")))?;
+        let line = line.map_err(|len| {
+            fail(
+                Some(n),
+                format!("the CSV header is longer than the limit ({len} bytes or more)"),
+            )
+        })?;
+        let text = std::str::from_utf8(line)
+            .map_err(|_| fail(Some(n), "the CSV header is not valid UTF-8".to_owned()))?;
+        if text.trim().is_empty() {
+            continue;
+        }
+        let fields = split_csv(state, text)
+            .map_err(|m| fail(Some(n), format!("bad CSV header: {m}")))?
+            .into_iter()
+            .map(str::to_owned)
+            .collect::<Vec<_>>();
+        return Ok((n, fields));
+    }
 }
 
 /// Splits one CSV line into its fields (quotes removed). A field cannot
