@@ -6,6 +6,7 @@
 //! per pixel column, so a season with a million pairs still gives a small
 //! file.
 
+use crate::canvas::canvas;
 use crate::escape::xml_safe;
 use crate::fmt::{decimal, percent, px};
 use svg::node::element::{Circle, Group, Line, Path, Rectangle, Text};
@@ -171,19 +172,7 @@ fn y(v: f64) -> f64 {
 
 /// The canvas, title, axes, y ticks and grid, and the given x ticks.
 fn frame(title: &str, x_label: &str, x_ticks: &[(f64, String)]) -> Document {
-    Document::new()
-        .set("width", WIDTH)
-        .set("height", HEIGHT)
-        .set("viewBox", (0, 0, WIDTH, HEIGHT))
-        .set("font-family", "sans-serif")
-        .set("font-size", 12)
-        .set("class", "chart")
-        .add(
-            Rectangle::new()
-                .set("width", "100%")
-                .set("height", "100%")
-                .set("fill", "#ffffff"),
-        )
+    canvas(WIDTH, HEIGHT, 12, "chart")
         .add(
             Text::new(xml_safe(title))
                 .set("x", LEFT)

@@ -23,6 +23,7 @@
 //! when a document is written, so SVG code hands it raw strings; the HTML is
 //! written here and escaped by [`escape::html`].
 
+mod canvas;
 pub mod chart;
 pub mod escape;
 pub mod explain;

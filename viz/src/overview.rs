@@ -9,6 +9,7 @@
 //! pseudonyms from [`TimelineOptions::pseudonyms`], never raw addresses
 //! unless [`TimelineOptions::show_ips`]).
 
+use crate::canvas::canvas;
 use crate::escape::xml_safe;
 use crate::fmt::{px, utc_date};
 use crate::timeline::TimelineOptions;
@@ -143,26 +144,13 @@ impl Grid {
 
 /// The canvas with its white ground and the title.
 fn frame(width: f64, height: f64, title: &str) -> Document {
-    Document::new()
-        .set("width", width)
-        .set("height", height)
-        .set("viewBox", (0, 0, width, height))
-        .set("font-family", "sans-serif")
-        .set("font-size", 11)
-        .set("class", "overview")
-        .add(
-            Rectangle::new()
-                .set("width", "100%")
-                .set("height", "100%")
-                .set("fill", "#ffffff"),
-        )
-        .add(
-            Text::new(format!("{}: days played", xml_safe(title)))
-                .set("x", 8)
-                .set("y", 16)
-                .set("font-weight", "bold")
-                .set("class", "title"),
-        )
+    canvas(width, height, 11, "overview").add(
+        Text::new(format!("{}: days played", xml_safe(title)))
+            .set("x", 8)
+            .set("y", 16)
+            .set("font-weight", "bold")
+            .set("class", "title"),
+    )
 }
 
 /// A date every week.

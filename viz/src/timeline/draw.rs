@@ -5,6 +5,7 @@
 use super::columns::Columns;
 use super::layout::Layout;
 use super::{duration, plural, Highlight, Kind, Mark, LEFT, LINE, PX_PER_HOUR, RULE_SECONDS};
+use crate::canvas::canvas;
 use crate::escape::xml_safe;
 use crate::fmt::{px, utc_date, utc_minute};
 use svg::node::element::{Group, Line, Rectangle, Text, Title};
@@ -13,27 +14,14 @@ use svg::Document;
 /// The canvas with its white ground and the title.
 pub(super) fn frame(layout: &Layout, title: &str) -> Document {
     let (width, height) = (layout.width, layout.height);
-    Document::new()
-        .set("width", width)
-        .set("height", height)
-        .set("viewBox", (0, 0, width, height))
-        .set("font-family", "sans-serif")
-        .set("font-size", 11)
-        .set("class", "timeline")
-        .add(
-            Rectangle::new()
-                .set("width", "100%")
-                .set("height", "100%")
-                .set("fill", "#ffffff"),
-        )
-        .add(
-            Text::new(xml_safe(title))
-                .set("x", 12)
-                .set("y", 22)
-                .set("font-size", 16)
-                .set("font-weight", "bold")
-                .set("class", "title"),
-        )
+    canvas(width, height, 11, "timeline").add(
+        Text::new(xml_safe(title))
+            .set("x", 12)
+            .set("y", 22)
+            .set("font-size", 16)
+            .set("font-weight", "bold")
+            .set("class", "title"),
+    )
 }
 
 /// One entry per user, then the key to the marks.
