@@ -102,7 +102,6 @@ pub fn read(dir: &Path) -> Result<ScanResult> {
         pairs_of(&batch, &mut pairs)
             .with_context(|| format!("{}", dir.join(layout::PAIRS).display()))?;
     }
-    scoring::sort_pairs(&mut pairs);
     let mut crowded = Vec::new();
     for batch in read_batches(&dir.join(layout::CROWDED))? {
         let day = batch.column(0).as_primitive::<Int64Type>();
@@ -117,15 +116,13 @@ pub fn read(dir: &Path) -> Result<ScanResult> {
         }
     }
     crowded.sort_by(|a, b| b.accounts.cmp(&a.accounts).then_with(|| a.cmp(b)));
-    let cliques = scoring::cliques(&pairs, params.threshold);
-    Ok(ScanResult {
+    Ok(scoring::scan_result(
         params,
-        participants: meta.participants,
+        meta.participants,
         candidate_pairs,
         pairs,
-        cliques,
         crowded,
-    })
+    ))
 }
 
 fn read_batches(path: &Path) -> Result<Vec<RecordBatch>> {

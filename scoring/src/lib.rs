@@ -28,7 +28,8 @@ pub use triage::{to_review, triage, Triage, DEFAULT_REOPEN_MARGIN};
 
 use rayon::prelude::*;
 use schema::{
-    Epoch, Mode, PairScore, ScanParams, ScanResult, Season, SeasonError, Segment, Segments, UserId,
+    CrowdedAddress, Epoch, Mode, PairScore, ScanParams, ScanResult, Season, SeasonError, Segment,
+    Segments, UserId,
 };
 
 /// Why a scan could not run.
@@ -110,7 +111,7 @@ pub fn scan_with_times(
     let members = participants(segments, season).map_err(ScanError::Season)?;
     let (pairs, crowded) = candidate_pairs(segments, &members, season, params.crowd_limit);
     let mut timing = 0;
-    let mut scores: Vec<PairScore> = match params.mode {
+    let scores: Vec<PairScore> = match params.mode {
         Mode::Reference => reference_scores(segments, season, &pairs),
         Mode::Improved => {
             let times = times.ok_or(ScanError::NoMoveTimes)?;
@@ -136,16 +137,13 @@ pub fn scan_with_times(
             both.into_flattened()
         }
     };
-    sort_pairs(&mut scores);
-    let cliques = cliques(&scores, params.threshold);
-    Ok(ScanResult {
-        params: *params,
-        participants: members.len(),
-        candidate_pairs: pairs.len() + timing,
-        pairs: scores,
-        cliques,
+    Ok(scan_result(
+        *params,
+        members.len(),
+        pairs.len() + timing,
+        scores,
         crowded,
-    })
+    ))
 }
 
 /// Both directions of every candidate pair, the reference way, on bit rows
@@ -247,6 +245,28 @@ pub(crate) fn season_rows(
             wanted.then(|| bits::Rows::new(segs, segments.bucket_seconds))?
         })
         .collect()
+}
+
+/// A scan's result from its scored directed pairs: the pairs in the report
+/// order ([`sort_pairs`]) and the cliques of those flagged at the
+/// threshold.
+pub fn scan_result(
+    params: ScanParams,
+    participants: usize,
+    candidate_pairs: usize,
+    mut pairs: Vec<PairScore>,
+    crowded: Vec<CrowdedAddress>,
+) -> ScanResult {
+    sort_pairs(&mut pairs);
+    let cliques = cliques(&pairs, params.threshold);
+    ScanResult {
+        params,
+        participants,
+        candidate_pairs,
+        pairs,
+        cliques,
+        crowded,
+    }
 }
 
 /// The report order: similarity descending, then user_a, then user_b.

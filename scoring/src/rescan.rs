@@ -13,8 +13,8 @@
 //!   since that adds or removes pairs among users who did not change.
 
 use crate::{
-    candidate_ids, cliques, day_in_season, days_in_season, directed_score, in_season, participants,
-    reference_scores, season_rows, sort_pairs, ScanError,
+    candidate_ids, day_in_season, days_in_season, directed_score, in_season, participants,
+    reference_scores, scan_result, season_rows, sort_pairs, ScanError,
 };
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
@@ -240,17 +240,14 @@ pub fn flagged_result(
             .filter(|p| best[&unordered(&p.user_a, &p.user_b)] >= t)
             .cloned(),
     );
-    sort_pairs(&mut pairs);
-    let cliques = cliques(&pairs, t);
     let r = &rescan.result;
-    ScanResult {
-        params: r.params,
-        participants: r.participants,
-        candidate_pairs: r.candidate_pairs,
+    scan_result(
+        r.params,
+        r.participants,
+        r.candidate_pairs,
         pairs,
-        cliques,
-        crowded: r.crowded.clone(),
-    }
+        r.crowded.clone(),
+    )
 }
 
 /// SplitMix64's finalizer: spreads a hash's bits before it is summed.

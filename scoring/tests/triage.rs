@@ -18,22 +18,14 @@ fn pair(a: &str, b: &str, s: f64) -> PairScore {
 }
 
 fn scan(pairs: Vec<PairScore>) -> ScanResult {
-    let mut pairs = pairs;
-    detect_scoring::sort_pairs(&mut pairs);
-    let cliques = detect_scoring::cliques(&pairs, 0.9);
-    ScanResult {
-        params: ScanParams {
-            threshold: 0.9,
-            bucket_seconds: 1800,
-            mode: Mode::Reference,
-            ..ScanParams::default()
-        },
-        participants: 0,
-        candidate_pairs: pairs.len() / 2,
-        pairs,
-        cliques,
-        crowded: Vec::new(),
-    }
+    let params = ScanParams {
+        threshold: 0.9,
+        bucket_seconds: 1800,
+        mode: Mode::Reference,
+        ..ScanParams::default()
+    };
+    let candidate_pairs = pairs.len() / 2;
+    detect_scoring::scan_result(params, 0, candidate_pairs, pairs, Vec::new())
 }
 
 fn verdict(id: i64, at: i64, accounts: &[&str], kind: VerdictKind, level: Option<f64>) -> Verdict {

@@ -162,22 +162,13 @@ mod tests {
     }
 
     fn result(pairs: Vec<PairScore>) -> ScanResult {
-        let mut pairs = pairs;
-        scoring::sort_pairs(&mut pairs);
-        let cliques = scoring::cliques(&pairs, 0.9);
-        ScanResult {
-            params: ScanParams {
-                threshold: 0.9,
-                bucket_seconds: 1800,
-                mode: Mode::Reference,
-                ..ScanParams::default()
-            },
-            participants: 0,
-            candidate_pairs: 0,
-            pairs,
-            cliques,
-            crowded: Vec::new(),
-        }
+        let params = ScanParams {
+            threshold: 0.9,
+            bucket_seconds: 1800,
+            mode: Mode::Reference,
+            ..ScanParams::default()
+        };
+        scoring::scan_result(params, 0, 0, pairs, Vec::new())
     }
 
     fn verdict(id: i64, accounts: &[&str], kind: VerdictKind) -> Verdict {
