@@ -8,6 +8,7 @@ the 120 seasons (0, 1 and 2 per 20 seasons). Needs numpy and scikit-learn.
 
    gen.sh BIN DIR -- 1..10 31..60 101..180
    python3 frontier.py DIR
+   python3 frontier.py DIR --weigh-households 5   # households weigh 5 in the fit
 """
 import collections
 import sys
@@ -41,13 +42,14 @@ def matrix(rs, extra):
     return np.array([x + (g + c + m if extra else []) for x, g, c, m, _, _ in rs])
 
 
-def out_of_fold(data, make, extra):
+def out_of_fold(data, make, extra, homes_weight):
     """(score, label, kind or style) of every pair, scored by the fold that
     did not train on its seed."""
     out = []
     for test in [TRAINING_SEEDS[i::4] for i in range(4)]:
         train = [r for s in TRAINING_SEEDS if s not in test for r in data[s]]
-        model = make().fit(matrix(train, extra), [r[4] for r in train])
+        weight = [homes_weight if not r[4] and r[5] in HOMES else 1.0 for r in train]
+        model = make().fit(matrix(train, extra), [r[4] for r in train], sample_weight=weight)
         rs = [r for s in test for r in data[s]]
         scores = model.predict_proba(matrix(rs, extra))[:, 1]
         out += [(p, r[4], r[5]) for r, p in zip(rs, scores)]
@@ -68,12 +70,12 @@ def figures(out, threshold):
             f"{n['tp careful']}/{n['careful']} = {n['tp careful'] / max(n['careful'], 1):.3f} | {n['homes']}")
 
 
-def main(d):
+def main(d, homes_weight):
     data = {s: rows(d, s) for s in TRAINING_SEEDS}
     print("| model | households allowed | threshold | precision | recall | F1 | careful | households |")
     print("|---|---|---|---|---|---|---|---|")
     for name, (make, extra) in MODELS.items():
-        out = out_of_fold(data, make, extra)
+        out = out_of_fold(data, make, extra, homes_weight)
         homes = sorted((p for p, label, kind in out if not label and kind in HOMES), reverse=True)
         print(f"| {name} | (at 0.5) | {figures(out, 0.5)} |")
         for allowed in (0, 6, 12):
@@ -83,4 +85,6 @@ def main(d):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    args = sys.argv[1:]
+    weight = float(args[args.index("--weigh-households") + 1]) if "--weigh-households" in args else 1.0
+    main(args[0], weight)
