@@ -273,7 +273,7 @@ fn run_stage(stage: &str, file: &Path, _extra: Option<&str>) -> String {
         "floor" => floor(file),
         "parse" => parse_only(path),
         "segment" => {
-            let n: usize = segment(path).by_user.iter().map(Vec::len).sum();
+            let n: usize = segment(path).by_account.iter().map(Vec::len).sum();
             format!("{n} segments")
         }
         "scan" => {

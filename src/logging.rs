@@ -8,7 +8,7 @@
 use tracing_subscriber::EnvFilter;
 
 pub fn init(verbose: u8, quiet: bool, daemon: bool) {
-    // sqlx warns of slow statements with their SQL: noise for a user, so
+    // sqlx warns of slow statements with their SQL: noise on a terminal, so
     // it speaks only on errors unless RUST_LOG says otherwise.
     let default = match verbose {
         0 if quiet => "error",

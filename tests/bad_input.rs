@@ -194,7 +194,7 @@ fn a_store_holding_refused_rows_still_reports() {
             .connect()
             .await
             .unwrap();
-        for (user, ts) in [
+        for (account, ts) in [
             ("mallory", i64::MAX),
             ("mallory", i64::MIN),
             ("mallory", 253_402_300_799),
@@ -204,7 +204,7 @@ fn a_store_holding_refused_rows_still_reports() {
             sqlx::query(
                 "INSERT INTO moves (username, game, ts, ip, occurrence) VALUES ($1, '4pLeague_S1_G9', $2, '10.9.9.9', 0)",
             )
-            .bind(user)
+            .bind(account)
             .bind(ts)
             .execute(&mut conn)
             .await

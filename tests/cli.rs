@@ -212,7 +212,7 @@ fn a_closed_pipe_ends_every_printing_command_quietly() {
         vec!["man"],
         vec![
             "simulate",
-            "--players",
+            "--accounts",
             "40",
             "--days",
             "3",

@@ -104,10 +104,10 @@ fn assert_same(got: &ScanResult, want: &ScanResult) {
     assert_eq!(got.candidate_pairs, want.candidate_pairs, "candidate pairs");
     assert_eq!(got.pairs.len(), want.pairs.len(), "directed pairs");
     for (g, w) in got.pairs.iter().zip(&want.pairs) {
-        let who = format!("{} -> {}", w.user_a, w.user_b);
+        let who = format!("{} -> {}", w.account_a, w.account_b);
         assert_eq!(
-            (&g.user_a, &g.user_b),
-            (&w.user_a, &w.user_b),
+            (&g.account_a, &g.account_b),
+            (&w.account_a, &w.account_b),
             "pair order at {who}"
         );
         assert!(
@@ -172,7 +172,7 @@ async fn cluster_scan_equals_one_process_scan_on_a_golden_log() {
     }
 }
 
-/// The commands as a user runs them on a store: `detect export` then `detect
+/// The commands as run on a store: `detect export` then `detect
 /// import-scan` of a results folder, and `detect scan --cluster local`, each
 /// stored as a scan whose report equals the one-process scan's.
 #[test]

@@ -11,10 +11,10 @@ use std::process::{Command, Stdio};
 /// the start that both logs hold.
 fn log(prefix: &str, n: usize, shared: usize) -> String {
     let mut out = String::new();
-    let line = |user: String, i: usize| {
+    let line = |account: String, i: usize| {
         let t = 1_430_000_000 + i as i64 * 60;
         format!(
-            "{{\"username\": \"{user}\", \"game\": \"4pLeague_S1_G{}\", \"timestamp\": {t}, \"ip\": \"10.0.{}.{}\"}}\n",
+            "{{\"username\": \"{account}\", \"game\": \"4pLeague_S1_G{}\", \"timestamp\": {t}, \"ip\": \"10.0.{}.{}\"}}\n",
             i % 50,
             i % 7,
             i % 11

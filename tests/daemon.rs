@@ -185,7 +185,7 @@ fn site_database_source(store_backend: Backend, text_times: bool) {
     );
     let lines = sample();
     // The last move of the first batch happens twice: the second row, same
-    // user, game, second and IP, comes in the next batch. Both are moves.
+    // account, game, second and IP, comes in the next batch. Both are moves.
     let mut first = lines[..2500].to_vec();
     let mut second = vec![first.last().unwrap().clone()];
     second.extend_from_slice(&lines[2500..]);

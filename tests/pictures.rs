@@ -17,10 +17,10 @@ fn hostile_log() -> String {
     for step in 0..60i64 {
         let t = start + step * 3 * 3600;
         for (k, (a, b, ip)) in pairs.iter().enumerate() {
-            for (n, user) in [a, b].into_iter().enumerate() {
+            for (n, account) in [a, b].into_iter().enumerate() {
                 let game = format!("4pLeague_S3_{k}{n}");
                 lines.push(serde_json::json!({
-                    "username": user, "game": game, "timestamp": t + 60 * n as i64, "ip": ip
+                    "username": account, "game": game, "timestamp": t + 60 * n as i64, "ip": ip
                 }));
             }
         }

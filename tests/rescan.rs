@@ -49,7 +49,7 @@ fn a_season_rescanned_part_by_part_reads_as_one_scan(backend: Backend) {
         let out = parted.ok(&["scan", "--season", "1"]);
         kinds.push(out.contains("a rescan of #"));
         if file == &files[1] {
-            assert!(out.contains("pairs of 1 user scored again"), "{out}");
+            assert!(out.contains("pairs of 1 account scored again"), "{out}");
         }
         whole.ok(&["ingest", file.to_str().unwrap()]);
     }
@@ -89,7 +89,7 @@ async fn chain_reads_as_whole(parted: &TestDb, whole: &TestDb) {
     for account in ["u003", "u010", "u017"] {
         let strip = |v: Vec<schema::store::AccountPair>| {
             v.into_iter()
-                .map(|p| (p.user_a, p.user_b, p.similarity, p.same_ip_count))
+                .map(|p| (p.account_a, p.account_b, p.similarity, p.same_ip_count))
                 .collect::<Vec<_>>()
         };
         let from_parts = strip(p.pairs_of_account(account).await.unwrap());

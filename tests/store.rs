@@ -87,12 +87,12 @@ fn a_report_reuses_the_current_scan_of_its_bucket_size() {
     assert_eq!(count(), 3);
 }
 
-/// Each user's segments by name: `(bucket, stalled, stall IP, [(IP, count)])`.
+/// Each account's segments by name: `(bucket, stalled, stall IP, [(IP, count)])`.
 type Named = Vec<(String, Vec<(i64, bool, Option<String>, Vec<(String, u32)>)>)>;
 
 fn by_name(s: &schema::Segments) -> Named {
     let mut named: Named = s
-        .by_user
+        .by_account
         .iter()
         .enumerate()
         .map(|(u, segs)| {
@@ -108,7 +108,7 @@ fn by_name(s: &schema::Segments) -> Named {
                     (g.bucket, g.stalled, stall_ip, moves)
                 })
                 .collect();
-            (s.users.name(u as schema::UserId).to_owned(), segs)
+            (s.accounts.name(u as schema::AccountId).to_owned(), segs)
         })
         .collect();
     named.sort();
@@ -120,8 +120,8 @@ fn sightings(s: &schema::Segments) -> Vec<(String, i64, String)> {
         .ip_days
         .iter()
         .map(|d| {
-            let user = s.users.name(d.user).to_owned();
-            (user, d.day, s.ips.name(d.ip).to_owned())
+            let account = s.accounts.name(d.account).to_owned();
+            (account, d.day, s.ips.name(d.ip).to_owned())
         })
         .collect();
     d.sort();
@@ -133,9 +133,9 @@ fn game_days(s: &schema::Segments) -> Vec<(String, String, i64, i64)> {
         .game_days
         .iter()
         .map(|d| {
-            let user = s.users.name(d.user).to_owned();
+            let account = s.accounts.name(d.account).to_owned();
             let game = s.games.name(d.game).to_owned();
-            (user, game, d.first_day, d.last_day)
+            (account, game, d.first_day, d.last_day)
         })
         .collect();
     g.sort();
@@ -150,7 +150,7 @@ fn a_streamed_cut_loads_as_the_whole_cut(backend: Backend) {
     db.ok(&["ingest", log.to_str().unwrap()]);
     block_on(async {
         let store = Store::open(&db.url).await.expect("open");
-        // Chunks of a few segments: users span many, and extensions take
+        // Chunks of a few segments: accounts span many, and extensions take
         // several back.
         let store = store.with_chunk_bytes(24);
         let whole = detect::pipeline::cut_segments(&store, 1800, false, true)
@@ -165,9 +165,9 @@ fn a_streamed_cut_loads_as_the_whole_cut(backend: Backend) {
         assert!(cut.segments.is_none());
         let loaded = store.load_segmentation(1800).await.unwrap().expect("saved");
         let loaded = loaded.segments;
-        let total: usize = whole.by_user.iter().map(Vec::len).sum();
+        let total: usize = whole.by_account.iter().map(Vec::len).sum();
         assert_eq!(cut.counts.segments, total as u64);
-        assert_eq!(cut.users, whole.users.len());
+        assert_eq!(cut.accounts, whole.accounts.len());
         assert!(total > 100, "the log is big enough to page: {total}");
         assert_eq!(by_name(&loaded), by_name(&whole));
         assert_eq!(sightings(&loaded), sightings(&whole));
@@ -215,7 +215,7 @@ fn extended_segments_load_as_one_cut(backend: Backend) {
                 "part {i}: {out}"
             );
             let store = Store::open(&db.url).await.expect("open");
-            // Chunks of a few segments: users span many, and extensions take
+            // Chunks of a few segments: accounts span many, and extensions take
             // several back.
             let store = store.with_chunk_bytes(24);
             let cut = detect::pipeline::update_segments_in_pages(&store, 1800, false, false, 7)
@@ -237,11 +237,11 @@ fn extended_segments_load_as_one_cut(backend: Backend) {
                 assert_eq!(sightings(loaded), sightings(&whole));
                 assert_eq!(game_days(loaded), game_days(&whole));
                 if bucket == 1800 {
-                    let all = whole.by_user.iter().flatten();
+                    let all = whole.by_account.iter().flatten();
                     let stalled = all.clone().filter(|g| g.stalled).count() as u64;
                     assert_eq!(cut.counts.segments, all.count() as u64);
                     assert_eq!(cut.counts.stalled, stalled);
-                    assert_eq!(cut.users, whole.users.len());
+                    assert_eq!(cut.accounts, whole.accounts.len());
                 }
             }
             store.close().await;
@@ -388,10 +388,10 @@ async fn saved_times(store: &Store) -> Vec<MoveTime> {
     let generation = store.moves_generation().await.unwrap();
     let mut out = Vec::new();
     let saved = store
-        .for_each_time_chunk(1800, generation, |user, ips, moves| {
+        .for_each_time_chunk(1800, generation, |account, ips, moves| {
             for &(t, i) in moves {
                 let (ip, net) = ips[i as usize];
-                out.push((user.to_owned(), t, ip.to_owned(), net.map(str::to_owned)));
+                out.push((account.to_owned(), t, ip.to_owned(), net.map(str::to_owned)));
             }
         })
         .await

@@ -18,11 +18,11 @@ const EXIT: &str = "203.0.113.7";
 /// its own address every evening at seven.
 fn log() -> String {
     let mut out = String::new();
-    let mut line = |user: &str, day: i64, hour: i64, minute: i64, ip: &str| {
+    let mut line = |account: &str, day: i64, hour: i64, minute: i64, ip: &str| {
         let game = format!("4pLeague_S1_D1L1G{}", day % 3 + 1);
         writeln!(
             out,
-            r#"{{"username": "{user}", "game": "{game}", "timestamp_utc": "2026-03-{:02} {hour:02}:{minute:02}:00", "ip": "{ip}"}}"#,
+            r#"{{"username": "{account}", "game": "{game}", "timestamp_utc": "2026-03-{:02} {hour:02}:{minute:02}:00", "ip": "{ip}"}}"#,
             day + 1
         )
         .unwrap();

@@ -145,8 +145,8 @@ fn pair_names(v: &Value, key: &str) -> Vec<(String, String)> {
         .iter()
         .map(|p| {
             (
-                p["user_a"].as_str().unwrap().to_owned(),
-                p["user_b"].as_str().unwrap().to_owned(),
+                p["account_a"].as_str().unwrap().to_owned(),
+                p["account_b"].as_str().unwrap().to_owned(),
             )
         })
         .collect()
@@ -313,7 +313,7 @@ fn reports_show_verdicts(db: &TestDb) {
     let mut rows = csv::Reader::from_reader(csv.as_bytes());
     let header = rows.headers().unwrap().clone();
     let col = |n: &str| header.iter().position(|h| h == n).unwrap();
-    let (ua, st, vd) = (col("user_a"), col("status"), col("verdict"));
+    let (ua, st, vd) = (col("account_a"), col("status"), col("verdict"));
     let got: Vec<(String, String, String)> = rows
         .records()
         .map(|r| {

@@ -10,7 +10,7 @@ use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::datatypes::{DataType, Field, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::parquet::arrow::ArrowWriter;
-use schema::{Season, Segments, UserId};
+use schema::{AccountId, Season, Segments};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -18,7 +18,7 @@ use std::sync::Arc;
 const BATCH_ROWS: usize = 65_536;
 
 /// Writes the season's segments and IP-day sightings under `dir` (created;
-/// must not hold a season already), `partitions` parts by a hash of the user.
+/// must not hold a season already), `partitions` parts by a hash of the account.
 pub fn write_season(
     segments: &Segments,
     season: &Season,
@@ -28,18 +28,18 @@ pub fn write_season(
 ) -> Result<Meta> {
     let partitions = partitions.max(1);
     let members = scoring::participants(segments, season)?;
-    let mut by_part: Vec<Vec<UserId>> = vec![Vec::new(); partitions as usize];
+    let mut by_part: Vec<Vec<AccountId>> = vec![Vec::new(); partitions as usize];
     for &u in &members {
-        by_part[layout::partition_of(segments.users.name(u), partitions) as usize].push(u);
+        by_part[layout::partition_of(segments.accounts.name(u), partitions) as usize].push(u);
     }
-    let mut is_member = vec![false; segments.users.len()];
+    let mut is_member = vec![false; segments.accounts.len()];
     for &u in &members {
         is_member[u as usize] = true;
     }
     let mut days_by_part: Vec<Vec<usize>> = vec![Vec::new(); partitions as usize];
     for (i, d) in segments.ip_days.iter().enumerate() {
-        if is_member[d.user as usize] && scoring::days_in_season(d.day, d.day, season) {
-            let name = segments.users.name(d.user);
+        if is_member[d.account as usize] && scoring::days_in_season(d.day, d.day, season) {
+            let name = segments.accounts.name(d.account);
             days_by_part[layout::partition_of(name, partitions) as usize].push(i);
         }
     }
@@ -59,11 +59,11 @@ pub fn write_season(
     };
     for part in 0..partitions {
         let name = layout::part_name(part);
-        let users = &by_part[part as usize];
+        let accounts = &by_part[part as usize];
         meta.segments += write_segments(
             segments,
             season,
-            users,
+            accounts,
             &dir.join(layout::SEGMENTS).join(&name),
         )?;
         let days = &days_by_part[part as usize];
@@ -97,20 +97,20 @@ pub fn read_meta(dir: &Path) -> Result<Meta> {
     Ok(meta)
 }
 
-/// Writes the in-season segments of `users`, a row each; returns how many
+/// Writes the in-season segments of `accounts`, a row each; returns how many
 /// segments.
 fn write_segments(
     segments: &Segments,
     season: &Season,
-    users: &[UserId],
+    accounts: &[AccountId],
     path: &Path,
 ) -> Result<usize> {
     let mut out = Writer::create(path, layout::segments_schema())?;
-    let mut rows = UserRows::default();
+    let mut rows = AccountRows::default();
     let mut total = 0;
-    for &u in users {
-        let segs = scoring::in_season(&segments.by_user[u as usize], season);
-        rows.push(segments, segments.users.name(u), segs);
+    for &u in accounts {
+        let segs = scoring::in_season(&segments.by_account[u as usize], season);
+        rows.push(segments, segments.accounts.name(u), segs);
         total += segs.len();
         if rows.segments >= BATCH_SEGMENTS {
             out.write(rows.finish()?)?;
@@ -125,10 +125,10 @@ fn write_segments(
 const BATCH_SEGMENTS: usize = 65_536;
 
 /// Rows of the segments table being built: names, and the segments of all
-/// of them flat, cut into one list per user at the end.
+/// of them flat, cut into one list per account at the end.
 #[derive(Default)]
-struct UserRows {
-    user: StringBuilder,
+struct AccountRows {
+    account: StringBuilder,
     lengths: Vec<usize>,
     segments: usize,
     bucket: Int64Builder,
@@ -138,9 +138,9 @@ struct UserRows {
     move_counts: ListBuilder<UInt32Builder>,
 }
 
-impl UserRows {
+impl AccountRows {
     fn push(&mut self, all: &Segments, name: &str, segs: &[schema::Segment]) {
-        self.user.append_value(name);
+        self.account.append_value(name);
         self.lengths.push(segs.len());
         self.segments += segs.len();
         for s in segs {
@@ -171,24 +171,24 @@ impl UserRows {
         let offsets = OffsetBuffer::from_lengths(std::mem::take(&mut self.lengths));
         let lists = ListArray::try_new(item, offsets, Arc::new(structs), None)?;
         self.segments = 0;
-        Ok(vec![Arc::new(self.user.finish()), Arc::new(lists)])
+        Ok(vec![Arc::new(self.account.finish()), Arc::new(lists)])
     }
 }
 
 fn write_ip_days(segments: &Segments, rows: &[usize], path: &Path) -> Result<()> {
     let mut out = Writer::create(path, layout::ip_days_schema())?;
     for chunk in rows.chunks(BATCH_ROWS) {
-        let mut user = StringBuilder::new();
+        let mut account = StringBuilder::new();
         let mut day = Int64Builder::new();
         let mut ip = StringBuilder::new();
         for &i in chunk {
             let d = &segments.ip_days[i];
-            user.append_value(segments.users.name(d.user));
+            account.append_value(segments.accounts.name(d.account));
             day.append_value(d.day);
             ip.append_value(segments.ips.name(d.ip));
         }
         out.write(vec![
-            Arc::new(user.finish()),
+            Arc::new(account.finish()),
             Arc::new(day.finish()),
             Arc::new(ip.finish()),
         ])?;

@@ -2,8 +2,8 @@
 //! writes and what a site's own pipeline may produce instead.
 //!
 //! A season folder holds `meta.json`, `segments/part-NNNNN.parquet` and
-//! `ip_days/part-NNNNN.parquet`; a user's rows all go to the part
-//! [`partition_of`] names (a user is one row of `segments`). A scan's folder holds `pairs.parquet` and
+//! `ip_days/part-NNNNN.parquet`; an account's rows all go to the part
+//! [`partition_of`] names (an account is one row of `segments`). A scan's folder holds `pairs.parquet` and
 //! `crowded.parquet` beside a copy of `meta.json`.
 
 use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
@@ -24,7 +24,7 @@ pub struct Meta {
     pub format: u32,
     pub season: u32,
     pub bucket_seconds: i64,
-    /// The season's participants (users with a move in one of its games).
+    /// The season's participants (accounts with a move in one of its games).
     pub participants: usize,
     pub partitions: u32,
     /// The store's moves generation the segments were cut from (0 when the
@@ -34,7 +34,7 @@ pub struct Meta {
     pub ip_days: usize,
 }
 
-/// The fields of one segment (a user's bucket in the season).
+/// The fields of one segment (an account's bucket in the season).
 pub fn segment_fields() -> Fields {
     let item = |t: DataType| Arc::new(Field::new("item", t, true));
     Fields::from(vec![
@@ -46,12 +46,12 @@ pub fn segment_fields() -> Fields {
     ])
 }
 
-/// One row a user: the user's in-season segments, ordered by bucket, as a
-/// list of [`segment_fields`] structs. A user's segments travel together
+/// One row an account: the account's in-season segments, ordered by bucket, as a
+/// list of [`segment_fields`] structs. An account's segments travel together
 /// (the scoring walks them whole), so the table holds them packed.
 pub fn segments_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
-        Field::new("user", DataType::Utf8, false),
+        Field::new("account", DataType::Utf8, false),
         Field::new(
             "segments",
             DataType::List(Arc::new(Field::new(
@@ -64,10 +64,10 @@ pub fn segments_schema() -> SchemaRef {
     ]))
 }
 
-/// One row a distinct (user, UTC day, IP) sighting in the season.
+/// One row a distinct (account, UTC day, IP) sighting in the season.
 pub fn ip_days_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
-        Field::new("user", DataType::Utf8, false),
+        Field::new("account", DataType::Utf8, false),
         Field::new("day", DataType::Int64, false),
         Field::new("ip", DataType::Utf8, false),
     ]))
@@ -77,8 +77,8 @@ pub fn ip_days_schema() -> SchemaRef {
 /// evidence is [`schema::Evidence`] as JSON.
 pub fn pairs_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
-        Field::new("user_x", DataType::Utf8, false),
-        Field::new("user_y", DataType::Utf8, false),
+        Field::new("account_x", DataType::Utf8, false),
+        Field::new("account_y", DataType::Utf8, false),
         Field::new("score", score_type(), false),
     ]))
 }
@@ -108,11 +108,11 @@ pub fn crowded_schema() -> SchemaRef {
     ]))
 }
 
-/// The part a user's rows go to: FNV-1a (64 bit) of the name's UTF-8 bytes,
+/// The part an account's rows go to: FNV-1a (64 bit) of the name's UTF-8 bytes,
 /// modulo the number of parts. Stable across runs and machines.
-pub fn partition_of(user: &str, partitions: u32) -> u32 {
+pub fn partition_of(account: &str, partitions: u32) -> u32 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in user.bytes() {
+    for b in account.bytes() {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }

@@ -1,7 +1,7 @@
 //! # detect-cluster
 //!
 //! Scans on Apache DataFusion Ballista (docs/scale-out.md): a season as
-//! Parquet partitioned by a hash of the user ([`export`], [`layout`]), the
+//! Parquet partitioned by a hash of the account ([`export`], [`layout`]), the
 //! scan as a SQL plan of joins and shuffles ([`plan`]) whose scoring is
 //! detect's own [`scoring::score_pair`] registered as the DataFusion function
 //! `detect_score` ([`score`]), and Ballista's scheduler and executor with

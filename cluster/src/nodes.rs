@@ -31,9 +31,9 @@ pub fn session_state(config: SessionConfig) -> datafusion::common::Result<Sessio
         .build())
 }
 
-/// Rows a record batch holds in a scan. A packed row holds all of a user's
+/// Rows a record batch holds in a scan. A packed row holds all of an account's
 /// segments (about 1,000 over a season), and the rows that meet
-/// `detect_score` hold two users' lists: at DataFusion's default of 8,192
+/// `detect_score` hold two accounts' lists: at DataFusion's default of 8,192
 /// rows such a batch is near a gigabyte.
 pub const BATCH_ROWS: usize = 128;
 

@@ -157,8 +157,8 @@ fn pairs_of(batch: &RecordBatch, out: &mut Vec<PairScore>) -> Result<()> {
                 serde_json::from_str(evidence_json.as_string::<i32>().value(r))
                     .with_context(|| format!("row {r}: bad evidence"))?;
             out.push(PairScore {
-                user_a: a.value(r).to_owned(),
-                user_b: b.value(r).to_owned(),
+                account_a: a.value(r).to_owned(),
+                account_b: b.value(r).to_owned(),
                 similarity: col("similarity")?.as_primitive::<Float64Type>().value(r),
                 sum: col("sum")?.as_primitive::<Int64Type>().value(r),
                 weight: col("weight")?.as_primitive::<Int64Type>().value(r),

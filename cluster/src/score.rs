@@ -1,9 +1,9 @@
 //! `detect_score(segs_x, segs_y, bucket_seconds)`: detect's own scoring as a
 //! DataFusion scalar function, run by the executors.
 //!
-//! A thin adapter: each argument row is a user's segments as the plan packs
+//! A thin adapter: each argument row is an account's segments as the plan packs
 //! them (a list of structs with the columns of [`crate::layout::segments_schema`]
-//! but `user`), turned into [`schema::Segment`]s with IP ids local to the
+//! but `account`), turned into [`schema::Segment`]s with IP ids local to the
 //! pair, and scored by [`scoring::score_pair`] in both directions. The
 //! scoring crate is not changed for it.
 
@@ -82,8 +82,8 @@ fn score_rows(xs: &ArrayRef, ys: &ArrayRef, bucket_seconds: i64) -> Result<Struc
     out.finish()
 }
 
-/// A user's segments from one list row (a null row has none), sorted by
-/// bucket; IPs get ids from `ips`, shared by both users of the pair.
+/// An account's segments from one list row (a null row has none), sorted by
+/// bucket; IPs get ids from `ips`, shared by both accounts of the pair.
 fn segments_at(
     list: &datafusion::arrow::array::ListArray,
     row: usize,

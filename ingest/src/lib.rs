@@ -5,7 +5,7 @@
 //! - [`read`]: readers for JSON lines and CSV move logs, plain, gzip or from
 //!   standard input, that report every bad line with its file and line number.
 //! - [`time`]: the time formats a log may use.
-//! - [`segment`]: the segmenter, which buckets moves into per-user segments
+//! - [`segment`]: the segmenter, which buckets moves into per-account segments
 //!   (moved / stalled) by the reference's stall rule.
 //!
 //! What it is not: it does not store anything (the store in `detect-schema`

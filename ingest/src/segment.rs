@@ -1,11 +1,11 @@
-//! The segmenter: moves in, per-user segments out (SPEC section 2).
+//! The segmenter: moves in, per-account segments out (SPEC section 2).
 //!
-//! Time is cut into buckets of `B` seconds. A user's bucket is *moved* when
+//! Time is cut into buckets of `B` seconds. An account's bucket is *moved* when
 //! they moved in it, *stalled* when the stall rule says a game waited on them
 //! there, and idle otherwise (idle buckets are not kept).
 //!
 //! **Stall rule (reference).** Moves are taken in the order given. For each
-//! game keep `L`, the bucket of its previous move (by anyone). When user `u`
+//! game keep `L`, the bucket of its previous move (by anyone). When account `u`
 //! moves in game `g` at bucket `b` and `L` exists, walk back over `b-B, b-2B,
 //! ...` while the bucket is after `L`: stop at the first bucket where `u`
 //! already has a record (a move or a stall, from any game), otherwise mark
@@ -13,37 +13,37 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use schema::{
-    bucket_of, day_of, Epoch, GameDays, IpDay, IpId, Move, Names, Segment, Segments, UserId,
+    bucket_of, day_of, AccountId, Epoch, GameDays, IpDay, IpId, Move, Names, Segment, Segments,
 };
 
 /// Builds [`Segments`] from moves fed one at a time, in processing order.
 /// Memory grows with the number of segments, not of moves.
 ///
-/// Each user's segments are kept as a list sorted by bucket. Time-sorted
+/// Each account's segments are kept as a list sorted by bucket. Time-sorted
 /// input only ever appends to it (the stall walk fills the gap between the
-/// user's latest record and the move), which is the fast path; a move older
-/// than the user's latest record (reference order on unsorted input) takes
+/// account's latest record and the move), which is the fast path; a move older
+/// than the account's latest record (reference order on unsorted input) takes
 /// the general path with binary searches.
 #[derive(Debug)]
 pub struct Segmenter {
     bucket_seconds: i64,
-    users: Names,
+    accounts: Names,
     ips: Names,
     games: Names,
     /// Per game: the bucket of its most recently processed move.
     last_bucket: Vec<Option<Epoch>>,
-    /// Per user: their segments, sorted by bucket.
+    /// Per account: their segments, sorted by bucket.
     segs: Vec<Vec<Segment>>,
     ip_days: FxHashSet<IpDay>,
-    /// Runs of days on which a user moved in a game; `open_run` points at
-    /// each (user, game)'s latest run, which time-sorted input extends.
+    /// Runs of days on which an account moved in a game; `open_run` points at
+    /// each (account, game)'s latest run, which time-sorted input extends.
     game_days: Vec<GameDays>,
-    open_run: FxHashMap<(UserId, u32), usize>,
-    /// Per user: the day, IP and game of their latest move, whose sighting
+    open_run: FxHashMap<(AccountId, u32), usize>,
+    /// Per account: the day, IP and game of their latest move, whose sighting
     /// and run of game days are already recorded (most moves repeat them).
     latest: Vec<(i64, IpId, u32)>,
-    /// Every move so far came at or after its user's latest record, so all
-    /// but each user's latest segment are settled.
+    /// Every move so far came at or after its account's latest record, so all
+    /// but each account's latest segment are settled.
     in_time_order: bool,
 }
 
@@ -54,7 +54,7 @@ impl Segmenter {
         assert!(bucket_seconds > 0, "bucket size must be positive");
         Segmenter {
             bucket_seconds,
-            users: Names::default(),
+            accounts: Names::default(),
             ips: Names::default(),
             games: Names::default(),
             last_bucket: Vec::new(),
@@ -67,9 +67,9 @@ impl Segmenter {
         }
     }
 
-    /// The id of a user, for [`Segmenter::push_ids`].
-    pub fn user_id(&mut self, name: &str) -> UserId {
-        let id = self.users.intern(name);
+    /// The id of an account, for [`Segmenter::push_ids`].
+    pub fn account_id(&mut self, name: &str) -> AccountId {
+        let id = self.accounts.intern(name);
         if id as usize == self.segs.len() {
             self.segs.push(Vec::new());
         }
@@ -92,7 +92,11 @@ impl Segmenter {
 
     /// Takes the next move in processing order.
     pub fn push(&mut self, username: &str, game: &str, timestamp: Epoch, ip: &str) {
-        let (u, g, i) = (self.user_id(username), self.game_id(game), self.ip_id(ip));
+        let (u, g, i) = (
+            self.account_id(username),
+            self.game_id(game),
+            self.ip_id(ip),
+        );
         self.push_ids(u, g, timestamp, i);
     }
 
@@ -104,13 +108,13 @@ impl Segmenter {
     /// Takes the next move, by ids: from this segmenter's `*_id` methods, or
     /// from tables of names the caller keeps and hands to
     /// [`Segmenter::finish_with_names`].
-    pub fn push_ids(&mut self, user: UserId, game: u32, timestamp: Epoch, ip: IpId) {
-        if user as usize >= self.segs.len() {
-            self.segs.resize_with(user as usize + 1, Vec::new);
+    pub fn push_ids(&mut self, account: AccountId, game: u32, timestamp: Epoch, ip: IpId) {
+        if account as usize >= self.segs.len() {
+            self.segs.resize_with(account as usize + 1, Vec::new);
         }
-        if user as usize >= self.latest.len() {
+        if account as usize >= self.latest.len() {
             self.latest
-                .resize(user as usize + 1, (i64::MIN, IpId::MAX, u32::MAX));
+                .resize(account as usize + 1, (i64::MIN, IpId::MAX, u32::MAX));
         }
         if game as usize >= self.last_bucket.len() {
             self.last_bucket.resize(game as usize + 1, None);
@@ -118,14 +122,14 @@ impl Segmenter {
         let bs = self.bucket_seconds;
         let b = bucket_of(timestamp, bs);
         let last = self.last_bucket[game as usize];
-        let segs = &mut self.segs[user as usize];
+        let segs = &mut self.segs[account as usize];
         match segs.last().map(|s| s.bucket) {
             Some(top) if top > b => {
                 self.in_time_order = false;
                 general_path(segs, b, ip, last, bs)
             }
             _ => {
-                // Time order: every record of the user is at or before b.
+                // Time order: every record of the account is at or before b.
                 let at_b = segs.last().is_some_and(|s| s.bucket == b);
                 let before = if at_b { segs.pop() } else { None };
                 let latest = segs.last().map(|s| s.bucket);
@@ -148,24 +152,24 @@ impl Segmenter {
         }
         self.last_bucket[game as usize] = Some(b);
         let day = day_of(timestamp);
-        let latest = std::mem::replace(&mut self.latest[user as usize], (day, ip, game));
+        let latest = std::mem::replace(&mut self.latest[account as usize], (day, ip, game));
         if latest == (day, ip, game) {
             return;
         }
         if (latest.0, latest.1) != (day, ip) {
-            self.ip_days.insert(IpDay { user, day, ip });
+            self.ip_days.insert(IpDay { account, day, ip });
         }
         if (latest.0, latest.2) != (day, game) {
-            self.record_game_day(user, game, day);
+            self.record_game_day(account, game, day);
         }
     }
 
-    /// Extends (or opens) the run of days on which `user` moved in `game`.
-    fn record_game_day(&mut self, user: UserId, game: u32, day: i64) {
+    /// Extends (or opens) the run of days on which `account` moved in `game`.
+    fn record_game_day(&mut self, account: AccountId, game: u32, day: i64) {
         let runs = &mut self.game_days;
-        let at = *self.open_run.entry((user, game)).or_insert_with(|| {
+        let at = *self.open_run.entry((account, game)).or_insert_with(|| {
             runs.push(GameDays {
-                user,
+                account,
                 game,
                 first_day: day,
                 last_day: day,
@@ -178,31 +182,31 @@ impl Segmenter {
         } else if day > run.last_day + 1 || day < run.first_day {
             // A gap, or an older move: a new run (merged in `finish`).
             runs.push(GameDays {
-                user,
+                account,
                 game,
                 first_day: day,
                 last_day: day,
             });
-            self.open_run.insert((user, game), runs.len() - 1);
+            self.open_run.insert((account, game), runs.len() - 1);
         }
     }
 
-    /// Takes up a stored cut of time-sorted moves for `user`: `records` are
-    /// the user's latest two records (a whole run of stalls before the
+    /// Takes up a stored cut of time-sorted moves for `account`: `records` are
+    /// the account's latest two records (a whole run of stalls before the
     /// latest counts as one), sorted, stall IPs as stored: all of the
-    /// user's segments a later move can change. Moves pushed afterwards
-    /// must not be older than the last of them. What the user had before
+    /// account's segments a later move can change. Moves pushed afterwards
+    /// must not be older than the last of them. What the account had before
     /// them is not needed, and [`Segmenter::finish`] hands back only these
     /// records and what later moves add.
     ///
     /// # Panics
-    /// If the user already has segments here.
-    pub fn resume_user(&mut self, user: UserId, records: Vec<Segment>) {
-        if user as usize >= self.segs.len() {
-            self.segs.resize_with(user as usize + 1, Vec::new);
+    /// If the account already has segments here.
+    pub fn resume_account(&mut self, account: AccountId, records: Vec<Segment>) {
+        if account as usize >= self.segs.len() {
+            self.segs.resize_with(account as usize + 1, Vec::new);
         }
-        let segs = &mut self.segs[user as usize];
-        assert!(segs.is_empty(), "user {user} resumed twice");
+        let segs = &mut self.segs[account as usize];
+        assert!(segs.is_empty(), "account {account} resumed twice");
         debug_assert!(records.windows(2).all(|w| w[0].bucket < w[1].bucket));
         *segs = records;
     }
@@ -223,13 +227,13 @@ impl Segmenter {
             .collect()
     }
 
-    /// The names of the users, IPs and games pushed so far.
+    /// The names of the accounts, IPs and games pushed so far.
     pub fn names(&self) -> (&Names, &Names, &Names) {
-        (&self.users, &self.ips, &self.games)
+        (&self.accounts, &self.ips, &self.games)
     }
 
-    /// Hands over, per user, segments no later move can change, with their
-    /// stall IPs set: on time-sorted input, every segment but the user's
+    /// Hands over, per account, segments no later move can change, with their
+    /// stall IPs set: on time-sorted input, every segment but the account's
     /// latest two. The latest (a moved bucket) still takes moves; the one
     /// before it is where the walk of another move into that bucket stops.
     /// A stall is only ever made by the walk just before the move that
@@ -239,43 +243,43 @@ impl Segmenter {
     /// are exactly the segments `finish` alone returns.
     ///
     /// # Panics
-    /// If a move came before its user's latest record (reference order on
+    /// If a move came before its account's latest record (reference order on
     /// unsorted input), where earlier segments can still change.
-    pub fn take_settled(&mut self) -> Vec<(UserId, Vec<Segment>)> {
+    pub fn take_settled(&mut self) -> Vec<(AccountId, Vec<Segment>)> {
         assert!(
             self.in_time_order,
             "settled segments exist only for moves in time order"
         );
         let mut settled = Vec::new();
-        for (user, segs) in self.segs.iter_mut().enumerate() {
+        for (account, segs) in self.segs.iter_mut().enumerate() {
             if segs.len() < 3 {
                 continue;
             }
-            finish_user(segs);
+            finish_account(segs);
             let open = segs.split_off(segs.len() - 2);
-            settled.push((user as UserId, std::mem::replace(segs, open)));
+            settled.push((account as AccountId, std::mem::replace(segs, open)));
         }
         settled
     }
 
-    /// Gives each stall the IP of the user's next move (the first IP of the
+    /// Gives each stall the IP of the account's next move (the first IP of the
     /// nearest later bucket with moves) and hands over the segments.
     pub fn finish(mut self) -> Segments {
-        let users = std::mem::take(&mut self.users);
+        let accounts = std::mem::take(&mut self.accounts);
         let games = std::mem::take(&mut self.games);
         let ips = std::mem::take(&mut self.ips);
-        self.finish_with_names(users, games, ips)
+        self.finish_with_names(accounts, games, ips)
     }
 
     /// [`Segmenter::finish`] for moves pushed by ids from the caller's own
     /// tables of names.
-    pub fn finish_with_names(self, users: Names, games: Names, ips: Names) -> Segments {
+    pub fn finish_with_names(self, accounts: Names, games: Names, ips: Names) -> Segments {
         use rayon::prelude::*;
-        let mut by_user = self.segs;
-        by_user.resize_with(users.len().max(by_user.len()), Vec::new);
+        let mut by_account = self.segs;
+        by_account.resize_with(accounts.len().max(by_account.len()), Vec::new);
         let sightings = self.ip_days;
         let (_, ip_days) = rayon::join(
-            || by_user.par_iter_mut().for_each(finish_user),
+            || by_account.par_iter_mut().for_each(finish_account),
             || {
                 let mut ip_days: Vec<IpDay> = sightings.into_iter().collect();
                 ip_days.par_sort_unstable();
@@ -285,9 +289,9 @@ impl Segmenter {
         let game_days = GameDays::merge(self.game_days);
         Segments {
             bucket_seconds: self.bucket_seconds,
-            users,
+            accounts,
             ips,
-            by_user,
+            by_account,
             ip_days,
             games,
             game_days,
@@ -295,10 +299,10 @@ impl Segmenter {
     }
 }
 
-/// Gives each of a user's stalls the IP of their next move, and hands back
+/// Gives each of an account's stalls the IP of their next move, and hands back
 /// what growth left unused (up to half of the list) before scoring
 /// allocates.
-fn finish_user(segs: &mut Vec<Segment>) {
+fn finish_account(segs: &mut Vec<Segment>) {
     let mut next_ip = None;
     for seg in segs.iter_mut().rev() {
         if seg.stalled {
@@ -326,7 +330,7 @@ fn add_move(seg: &mut Segment, ip: IpId) {
     }
 }
 
-/// A move older than the user's latest record: the stall rule as written,
+/// A move older than the account's latest record: the stall rule as written,
 /// with binary searches in the sorted list.
 fn general_path(segs: &mut Vec<Segment>, b: Epoch, ip: IpId, last: Option<Epoch>, bs: i64) {
     match segs.binary_search_by_key(&b, |s| s.bucket) {
@@ -385,8 +389,8 @@ mod tests {
         }
     }
 
-    fn states(s: &Segments, user: &str) -> Vec<(i64, bool, bool)> {
-        s.of(user)
+    fn states(s: &Segments, account: &str) -> Vec<(i64, bool, bool)> {
+        s.of(account)
             .iter()
             .map(|g| ((g.bucket - K0) / B, !g.moves.is_empty(), g.stalled))
             .collect()

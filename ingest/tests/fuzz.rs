@@ -56,7 +56,7 @@ fn read_and_segment(name: &str, bytes: &[u8]) -> (usize, usize, usize) {
     }
     sort_by_time(&mut moves);
     let segments = segment_moves(&moves, 1800);
-    assert!(segments.users.len() <= moves.len());
+    assert!(segments.accounts.len() <= moves.len());
     (moves.len(), skipped, bad)
 }
 

@@ -1,5 +1,5 @@
 //! Resuming a cut: a Segmenter that takes up an earlier cut of time-sorted
-//! moves from each user's latest two records and each game's latest bucket
+//! moves from each account's latest two records and each game's latest bucket
 //! (what the store keeps of a segmentation), then takes later moves, gives
 //! the segments one cut of all the moves gives. This is what lets a daemon
 //! tick cut only its new moves.
@@ -27,12 +27,12 @@ fn named(s: &Segments, seg: &Segment) -> NamedSegment {
     )
 }
 
-fn by_user(s: &Segments) -> FxHashMap<String, Vec<NamedSegment>> {
-    let users = s.by_user.iter().enumerate();
-    users
+fn by_account(s: &Segments) -> FxHashMap<String, Vec<NamedSegment>> {
+    let accounts = s.by_account.iter().enumerate();
+    accounts
         .filter(|(_, segs)| !segs.is_empty())
         .map(|(u, segs)| {
-            let name = s.users.name(u as u32).to_owned();
+            let name = s.accounts.name(u as u32).to_owned();
             (name, segs.iter().map(|g| named(s, g)).collect())
         })
         .collect()
@@ -40,17 +40,17 @@ fn by_user(s: &Segments) -> FxHashMap<String, Vec<NamedSegment>> {
 
 fn sightings(s: &Segments) -> BTreeSet<(String, i64, String)> {
     let name = |d: &schema::IpDay| {
-        let user = s.users.name(d.user).to_owned();
-        (user, d.day, s.ips.name(d.ip).to_owned())
+        let account = s.accounts.name(d.account).to_owned();
+        (account, d.day, s.ips.name(d.ip).to_owned())
     };
     s.ip_days.iter().map(name).collect()
 }
 
 fn game_days(s: &Segments) -> Vec<(String, String, i64, i64)> {
     let name = |d: &GameDays| {
-        let user = s.users.name(d.user).to_owned();
+        let account = s.accounts.name(d.account).to_owned();
         (
-            user,
+            account,
             s.games.name(d.game).to_owned(),
             d.first_day,
             d.last_day,
@@ -59,7 +59,7 @@ fn game_days(s: &Segments) -> Vec<(String, String, i64, i64)> {
     s.game_days.iter().map(name).collect()
 }
 
-/// Where a user's stored tail starts: the latest record and the one before
+/// Where an account's stored tail starts: the latest record and the one before
 /// it, which for a stall is its whole run (consecutive stalled buckets with
 /// one stall IP), as the store keeps runs.
 fn tail_start(segs: &[Segment]) -> usize {
@@ -93,12 +93,12 @@ fn cut_and_resume(moves: &[Move], at: usize) -> (Segments, Segments) {
         .map(|(g, b)| (games.name(g).to_owned(), b))
         .collect();
     let mut resumed = Segmenter::new(B);
-    let (mut users, mut games) = (BTreeSet::new(), BTreeSet::new());
+    let (mut accounts, mut games) = (BTreeSet::new(), BTreeSet::new());
     for m in &moves[at..] {
-        if users.insert(m.username.clone()) {
-            let user = resumed.user_id(&m.username);
-            if let Some(u) = done.users.get(&m.username) {
-                let segs = &done.by_user[u as usize];
+        if accounts.insert(m.username.clone()) {
+            let account = resumed.account_id(&m.username);
+            if let Some(u) = done.accounts.get(&m.username) {
+                let segs = &done.by_account[u as usize];
                 let records = segs[tail_start(segs)..]
                     .iter()
                     .map(|seg| {
@@ -111,7 +111,7 @@ fn cut_and_resume(moves: &[Move], at: usize) -> (Segments, Segments) {
                         }
                     })
                     .collect();
-                resumed.resume_user(user, records);
+                resumed.resume_account(account, records);
             }
         }
         if games.insert(m.game.clone()) {
@@ -132,18 +132,18 @@ proptest! {
         let whole = segment_moves(&moves, B);
         let (first, resumed) = cut_and_resume(&moves, at);
         // Put together as the store does: the first cut without the tails
-        // of the users who moved again, then what the resumed cut made.
-        let stored = by_user(&first);
+        // of the accounts who moved again, then what the resumed cut made.
+        let stored = by_account(&first);
         let mut together = stored.clone();
-        for (user, segs) in by_user(&resumed) {
-            let mut all = stored.get(&user).cloned().unwrap_or_default();
-            if let Some(u) = first.users.get(&user) {
-                all.truncate(tail_start(&first.by_user[u as usize]));
+        for (account, segs) in by_account(&resumed) {
+            let mut all = stored.get(&account).cloned().unwrap_or_default();
+            if let Some(u) = first.accounts.get(&account) {
+                all.truncate(tail_start(&first.by_account[u as usize]));
             }
             all.extend(segs);
-            together.insert(user, all);
+            together.insert(account, all);
         }
-        prop_assert_eq!(together, by_user(&whole));
+        prop_assert_eq!(together, by_account(&whole));
         let mut seen = sightings(&first);
         seen.extend(sightings(&resumed));
         prop_assert_eq!(seen, sightings(&whole));

@@ -19,23 +19,23 @@ fn cut_in_parts(moves: &[Move], takes: &[usize]) -> Segments {
     for (i, m) in moves.iter().enumerate() {
         segmenter.push_move(m);
         if takes.contains(&i) {
-            for (user, settled) in segmenter.take_settled() {
-                let user = user as usize;
-                if parts.len() <= user {
-                    parts.resize_with(user + 1, Vec::new);
+            for (account, settled) in segmenter.take_settled() {
+                let account = account as usize;
+                if parts.len() <= account {
+                    parts.resize_with(account + 1, Vec::new);
                 }
                 assert!(
                     settled.iter().all(|s| !s.stalled || s.stall_ip.is_some()),
                     "a settled stall knows its IP"
                 );
-                parts[user].extend(settled);
+                parts[account].extend(settled);
             }
         }
     }
     let mut rest = segmenter.finish();
-    for (user, part) in parts.into_iter().enumerate() {
-        let tail = std::mem::take(&mut rest.by_user[user]);
-        rest.by_user[user] = part.into_iter().chain(tail).collect();
+    for (account, part) in parts.into_iter().enumerate() {
+        let tail = std::mem::take(&mut rest.by_account[account]);
+        rest.by_account[account] = part.into_iter().chain(tail).collect();
     }
     rest
 }
@@ -48,10 +48,10 @@ proptest! {
     ) {
         let whole = segment_moves(&moves, B);
         let parts = cut_in_parts(&moves, &takes);
-        prop_assert_eq!(&parts.by_user, &whole.by_user);
+        prop_assert_eq!(&parts.by_account, &whole.by_account);
         prop_assert_eq!(&parts.ip_days, &whole.ip_days);
         prop_assert_eq!(&parts.game_days, &whole.game_days);
-        prop_assert_eq!(parts.users.as_slice(), whole.users.as_slice());
+        prop_assert_eq!(parts.accounts.as_slice(), whole.accounts.as_slice());
         prop_assert_eq!(parts.ips.as_slice(), whole.ips.as_slice());
     }
 }

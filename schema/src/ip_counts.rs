@@ -1,4 +1,4 @@
-//! The IPs a user moved from in one bucket, with their move counts: almost
+//! The IPs an account moved from in one bucket, with their move counts: almost
 //! always none (a stall) or one, kept inline in 16 bytes; more spill to the
 //! heap. It reads as a slice of `(IpId, count)`.
 

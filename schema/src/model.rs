@@ -13,8 +13,8 @@ pub const DEFAULT_BUCKET_SECONDS: i64 = 1800;
 /// Seconds in a UTC day, for the same-IP-same-day rule.
 pub const SECONDS_PER_DAY: i64 = 86_400;
 
-/// Dense id of a user within one [`Segments`].
-pub type UserId = u32;
+/// Dense id of an account within one [`Segments`].
+pub type AccountId = u32;
 /// Dense id of an IP address within one [`Segments`].
 pub type IpId = u32;
 
@@ -41,7 +41,7 @@ pub fn day_of(t: Epoch) -> i64 {
 
 pub use crate::names::Names;
 
-/// The state of a user in one bucket, or in a window of buckets.
+/// The state of an account in one bucket, or in a window of buckets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum SegmentState {
@@ -50,7 +50,7 @@ pub enum SegmentState {
     Idle,
 }
 
-/// One user's record in one bucket: the IPs they moved from, and whether it
+/// One account's record in one bucket: the IPs they moved from, and whether it
 /// was their turn and they did not move (a stall). A bucket with neither is
 /// idle and has no `Segment`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -60,9 +60,9 @@ pub struct Segment {
     /// IPs moved from in this bucket with their move counts, in the order of
     /// each IP's first move (inline when there is at most one).
     pub moves: crate::IpCounts,
-    /// The user was stalled in this bucket.
+    /// The account was stalled in this bucket.
     pub stalled: bool,
-    /// For a stall: the IP of the user's next move after this bucket (the
+    /// For a stall: the IP of the account's next move after this bucket (the
     /// first IP of the nearest later bucket with moves). `None` if there is
     /// no later move, which the stall rule never produces from a sorted log.
     pub stall_ip: Option<crate::StallIp>,
@@ -80,35 +80,37 @@ impl Segment {
     }
 }
 
-/// A user was seen moving from an IP on a UTC day: the raw material of
+/// An account was seen moving from an IP on a UTC day: the raw material of
 /// candidate pairs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct IpDay {
-    pub user: UserId,
+    pub account: AccountId,
     pub day: i64,
     pub ip: IpId,
 }
 
-/// A user moved in a game on every UTC day from `first_day` to `last_day`
+/// An account moved in a game on every UTC day from `first_day` to `last_day`
 /// (a run of consecutive days, both inclusive).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GameDays {
-    pub user: UserId,
+    pub account: AccountId,
     pub game: u32,
     pub first_day: i64,
     pub last_day: i64,
 }
 
 impl GameDays {
-    /// Merges runs of the same user and game that touch or overlap: the
-    /// result is sorted and holds each (user, game, day) in one run.
+    /// Merges runs of the same account and game that touch or overlap: the
+    /// result is sorted and holds each (account, game, day) in one run.
     pub fn merge(mut runs: Vec<GameDays>) -> Vec<GameDays> {
         runs.sort_unstable();
         let mut out: Vec<GameDays> = Vec::with_capacity(runs.len());
         for r in runs {
             match out.last_mut() {
                 Some(l)
-                    if l.user == r.user && l.game == r.game && r.first_day <= l.last_day + 1 =>
+                    if l.account == r.account
+                        && l.game == r.game
+                        && r.first_day <= l.last_day + 1 =>
                 {
                     l.last_day = l.last_day.max(r.last_day);
                 }
@@ -119,16 +121,16 @@ impl GameDays {
     }
 }
 
-/// Every user's segments, as the segmenter produces them and scoring and the
+/// Every account's segments, as the segmenter produces them and scoring and the
 /// pictures consume them.
 #[derive(Debug, Clone, Default)]
 pub struct Segments {
     pub bucket_seconds: i64,
-    pub users: Names,
+    pub accounts: Names,
     pub ips: Names,
-    /// Indexed by [`UserId`]; each list sorted by bucket, one entry a bucket.
-    pub by_user: Vec<Vec<Segment>>,
-    /// Distinct (user, day, IP) sightings, sorted.
+    /// Indexed by [`AccountId`]; each list sorted by bucket, one entry a bucket.
+    pub by_account: Vec<Vec<Segment>>,
+    /// Distinct (account, day, IP) sightings, sorted.
     pub ip_days: Vec<IpDay>,
     pub games: Names,
     /// Who moved in which game on which days, as runs of consecutive days,
@@ -145,24 +147,24 @@ impl Segments {
         }
     }
 
-    /// The segments of `user` by name (empty if unknown).
-    pub fn of(&self, user: &str) -> &[Segment] {
-        self.users
-            .get(user)
-            .map(|id| self.by_user[id as usize].as_slice())
+    /// The segments of `account` by name (empty if unknown).
+    pub fn of(&self, account: &str) -> &[Segment] {
+        self.accounts
+            .get(account)
+            .map(|id| self.by_account[id as usize].as_slice())
             .unwrap_or(&[])
     }
 
-    /// The bucket records of the given users in canonical order (user,
+    /// The bucket records of the given accounts in canonical order (account,
     /// timestamp, ip, delay), in the reference's `time-buckets` shape.
-    pub fn bucket_records(&self, users: &[UserId]) -> Vec<BucketRecord> {
+    pub fn bucket_records(&self, accounts: &[AccountId]) -> Vec<BucketRecord> {
         let mut out = Vec::new();
-        for &u in users {
-            let user = self.users.name(u);
-            for seg in &self.by_user[u as usize] {
+        for &u in accounts {
+            let account = self.accounts.name(u);
+            for seg in &self.by_account[u as usize] {
                 for &(ip, count) in &seg.moves {
                     out.push(BucketRecord {
-                        user: user.to_owned(),
+                        account: account.to_owned(),
                         timestamp: seg.bucket,
                         ip: self.ips.name(ip).to_owned(),
                         count,
@@ -171,7 +173,7 @@ impl Segments {
                 }
                 if seg.stalled {
                     out.push(BucketRecord {
-                        user: user.to_owned(),
+                        account: account.to_owned(),
                         timestamp: seg.bucket,
                         ip: seg
                             .stall_ip
@@ -188,12 +190,14 @@ impl Segments {
     }
 }
 
-/// One line of the reference's time-buckets output: a user moved `count`
+/// One line of the reference's time-buckets output: an account moved `count`
 /// times from `ip` in the bucket starting at `timestamp` (`delay` 0), or was
 /// stalled there (`delay` 1, `ip` of their next move).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct BucketRecord {
-    pub user: String,
+    /// `user` in the reference's output, which this record reproduces.
+    #[serde(rename = "user")]
+    pub account: String,
     pub timestamp: Epoch,
     pub ip: String,
     pub count: u32,
@@ -313,11 +317,11 @@ impl Evidence {
     }
 }
 
-/// The similarity of a directed pair `(user_a, user_b)` and its evidence.
+/// The similarity of a directed pair `(account_a, account_b)` and its evidence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PairScore {
-    pub user_a: String,
-    pub user_b: String,
+    pub account_a: String,
+    pub account_b: String,
     /// `(sum / weight) / 2 + 0.5`, in (0, 1).
     pub similarity: f64,
     pub sum: i64,
@@ -408,11 +412,11 @@ pub struct Clique {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScanResult {
     pub params: ScanParams,
-    /// Users with a move in one of the season's games.
+    /// Accounts with a move in one of the season's games.
     pub participants: usize,
     /// Undirected candidate pairs (each scored in both directions).
     pub candidate_pairs: usize,
-    /// Every directed pair, similarity descending, then user_a, user_b.
+    /// Every directed pair, similarity descending, then account_a, account_b.
     pub pairs: Vec<PairScore>,
     /// Cliques of flagged pairs, largest first, then by first member.
     pub cliques: Vec<Clique>,
@@ -455,7 +459,7 @@ mod tests {
     #[test]
     fn game_day_runs_merge_when_they_touch() {
         let r = |game, first_day, last_day| GameDays {
-            user: 0,
+            account: 0,
             game,
             first_day,
             last_day,

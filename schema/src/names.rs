@@ -1,9 +1,9 @@
-//! Interned names: users, IPs and games as dense ids, so that segments,
+//! Interned names: accounts, IPs and games as dense ids, so that segments,
 //! sightings and pairs carry 4-byte numbers instead of strings.
 
 use rustc_hash::FxHashMap;
 
-/// Interned names (users, IPs, games): a dense id for each distinct string.
+/// Interned names (accounts, IPs, games): a dense id for each distinct string.
 #[derive(Debug, Clone, Default)]
 pub struct Names {
     names: Vec<String>,

@@ -56,7 +56,7 @@ pub fn first_seen(segments: &Segments, from: Option<Epoch>, to: Option<Epoch>) -
         let f = &mut first[ip as usize];
         *f = Some(f.map_or(t, |f| f.min(t)));
     };
-    for segs in &segments.by_user {
+    for segs in &segments.by_account {
         let lo = from.map_or(0, |f| segs.partition_point(|s| s.bucket < f));
         for s in &segs[lo..] {
             if to.is_some_and(|t| s.bucket >= t) {

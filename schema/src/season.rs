@@ -32,7 +32,7 @@ pub struct Season {
     pub to: Option<Epoch>,
     /// Regular expression matched against game names.
     pub games: String,
-    /// Not defined by a user but read off game names.
+    /// Not defined by an account but read off game names.
     pub inferred: bool,
 }
 

@@ -1,8 +1,8 @@
 //! The reference walk of [`crate::similarity`] on bit rows: the same
 //! [`PairOutcome`], bit for bit, at a cost that grows with the weeks two
-//! users share rather than with their segments.
+//! accounts share rather than with their segments.
 //!
-//! A user's segments become three rows of bits over absolute bucket numbers
+//! An account's segments become three rows of bits over absolute bucket numbers
 //! (`bucket / B`, 64 buckets a word): *record* (a segment in the bucket),
 //! *window moved* (a move in the bucket or either neighbour) and *window
 //! stalled* (a stall in the bucket or either neighbour). For a directed pair
@@ -25,7 +25,7 @@ mod both;
 
 pub use both::score_rows_both;
 
-/// One user's segments as bit rows. Build with [`Rows::new`].
+/// One account's segments as bit rows. Build with [`Rows::new`].
 #[derive(Debug, Clone, Default)]
 pub struct Rows {
     /// The word number of the rows' first word (absolute bucket number / 64).
@@ -41,7 +41,7 @@ pub struct Rows {
 }
 
 impl Rows {
-    /// The rows of one user's segments (sorted by bucket, one a bucket).
+    /// The rows of one account's segments (sorted by bucket, one a bucket).
     /// `None` when a segment does not start on a multiple of the bucket
     /// size, which the segmenter never produces; the walk handles that case.
     pub fn new(segs: &[Segment], bucket_seconds: i64) -> Option<Self> {
@@ -116,7 +116,7 @@ impl Rows {
     }
 }
 
-/// A user's moved buckets, without the stalls: absolute bucket numbers
+/// An account's moved buckets, without the stalls: absolute bucket numbers
 /// (`bucket / B`), ascending, each with the addresses moved from in it.
 #[derive(Debug, Clone, Copy)]
 pub struct MovedBuckets<'r> {
@@ -156,7 +156,7 @@ fn up_to(p: u32) -> u64 {
     }
 }
 
-/// One word of a directed pair: `a`'s records, both users' windows, and the
+/// One word of a directed pair: `a`'s records, both accounts' windows, and the
 /// run in force when the word begins.
 struct Word {
     record: u64,

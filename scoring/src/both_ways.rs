@@ -39,7 +39,7 @@ pub fn both_ways(result: &ScanResult, all: bool) -> Vec<BothWays<'_>> {
     let mut by_pair: FxHashMap<(&str, &str), Directions> = FxHashMap::default();
     by_pair.reserve(result.pairs.len() / 2);
     for p in &result.pairs {
-        let (a, b) = (p.user_a.as_str(), p.user_b.as_str());
+        let (a, b) = (p.account_a.as_str(), p.account_b.as_str());
         if a <= b {
             by_pair.entry((a, b)).or_default().0 = Some(p);
         } else {

@@ -2,11 +2,11 @@
 
 use crate::{day_in_season, days_in_season};
 use rustc_hash::FxHashMap;
-use schema::{CrowdedAddress, Season, SeasonError, Segments, UserId};
+use schema::{AccountId, CrowdedAddress, Season, SeasonError, Segments};
 
-/// The season's participants: users with at least one move in a game whose
+/// The season's participants: accounts with at least one move in a game whose
 /// name matches the season's pattern, within its range. Sorted by id.
-pub fn participants(segments: &Segments, season: &Season) -> Result<Vec<UserId>, SeasonError> {
+pub fn participants(segments: &Segments, season: &Season) -> Result<Vec<AccountId>, SeasonError> {
     let re = season.games_regex()?;
     let matching: Vec<bool> = segments
         .games
@@ -14,17 +14,17 @@ pub fn participants(segments: &Segments, season: &Season) -> Result<Vec<UserId>,
         .iter()
         .map(|g| re.is_match(g))
         .collect();
-    let mut users: Vec<UserId> = segments
+    let mut accounts: Vec<AccountId> = segments
         .game_days
         .iter()
         .filter(|gd| {
             matching[gd.game as usize] && days_in_season(gd.first_day, gd.last_day, season)
         })
-        .map(|gd| gd.user)
+        .map(|gd| gd.account)
         .collect();
-    users.sort_unstable();
-    users.dedup();
-    Ok(users)
+    accounts.sort_unstable();
+    accounts.dedup();
+    Ok(accounts)
 }
 
 /// Undirected candidate pairs among `participants`: both moved from the same
@@ -37,13 +37,13 @@ pub fn participants(segments: &Segments, season: &Season) -> Result<Vec<UserId>,
 /// kept.
 pub fn candidate_pairs(
     segments: &Segments,
-    participants: &[UserId],
+    participants: &[AccountId],
     season: &Season,
     crowd_limit: usize,
-) -> (Vec<(UserId, UserId)>, Vec<CrowdedAddress>) {
+) -> (Vec<(AccountId, AccountId)>, Vec<CrowdedAddress>) {
     let (pairs, crowded) = candidate_ids(segments, participants, season, crowd_limit);
-    let name = |u: UserId| segments.users.name(u);
-    let mut pairs: Vec<(UserId, UserId)> = pairs
+    let name = |u: AccountId| segments.accounts.name(u);
+    let mut pairs: Vec<(AccountId, AccountId)> = pairs
         .into_iter()
         .map(|(x, y)| if name(x) < name(y) { (x, y) } else { (y, x) })
         .collect();
@@ -55,38 +55,38 @@ pub fn candidate_pairs(
 /// id order.
 pub fn candidate_ids(
     segments: &Segments,
-    participants: &[UserId],
+    participants: &[AccountId],
     season: &Season,
     crowd_limit: usize,
-) -> (Vec<(UserId, UserId)>, Vec<CrowdedAddress>) {
-    let mut member = vec![false; segments.users.len()];
+) -> (Vec<(AccountId, AccountId)>, Vec<CrowdedAddress>) {
+    let mut member = vec![false; segments.accounts.len()];
     for &u in participants {
         member[u as usize] = true;
     }
-    let mut groups: FxHashMap<(i64, u32), Vec<UserId>> = FxHashMap::default();
+    let mut groups: FxHashMap<(i64, u32), Vec<AccountId>> = FxHashMap::default();
     for d in &segments.ip_days {
-        if member[d.user as usize] && day_in_season(d.day, season) {
-            groups.entry((d.day, d.ip)).or_default().push(d.user);
+        if member[d.account as usize] && day_in_season(d.day, season) {
+            groups.entry((d.day, d.ip)).or_default().push(d.account);
         }
     }
     // A pair met on several (IP, day)s is found once for each: pairs are
     // made unique by id, cheaply (`candidate_pairs` sorts fewer by names).
     let mut pairs: Vec<u64> = Vec::new();
     let mut crowded = Vec::new();
-    for ((day, ip), mut users) in groups {
-        users.sort_unstable();
-        users.dedup();
-        if users.len() > crowd_limit {
+    for ((day, ip), mut accounts) in groups {
+        accounts.sort_unstable();
+        accounts.dedup();
+        if accounts.len() > crowd_limit {
             crowded.push(CrowdedAddress {
                 day,
                 ip: segments.ips.name(ip).to_owned(),
-                accounts: users.len(),
+                accounts: accounts.len(),
             });
             continue;
         }
-        for (i, &x) in users.iter().enumerate() {
-            for &y in &users[i + 1..] {
-                // `users` is sorted: x < y.
+        for (i, &x) in accounts.iter().enumerate() {
+            for &y in &accounts[i + 1..] {
+                // `accounts` is sorted: x < y.
                 pairs.push((x as u64) << 32 | y as u64);
             }
         }
@@ -95,7 +95,7 @@ pub fn candidate_ids(
     pairs.dedup();
     let pairs = pairs
         .into_iter()
-        .map(|p| ((p >> 32) as UserId, p as UserId))
+        .map(|p| ((p >> 32) as AccountId, p as AccountId))
         .collect();
     crowded.sort_by(|a, b| b.accounts.cmp(&a.accounts).then_with(|| a.cmp(b)));
     (pairs, crowded)

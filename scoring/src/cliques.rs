@@ -21,18 +21,21 @@ pub fn cliques(pairs: &[PairScore], threshold: f64) -> Vec<Clique> {
         x
     }
     for p in pairs.iter().filter(|p| p.similarity >= threshold) {
-        for u in [p.user_a.as_str(), p.user_b.as_str()] {
+        for u in [p.account_a.as_str(), p.account_b.as_str()] {
             parent.entry(u).or_insert(u);
         }
-        let (ra, rb) = (root(&mut parent, &p.user_a), root(&mut parent, &p.user_b));
+        let (ra, rb) = (
+            root(&mut parent, &p.account_a),
+            root(&mut parent, &p.account_b),
+        );
         if ra != rb {
             let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
             parent.insert(hi, lo);
         }
     }
-    let users: Vec<&str> = parent.keys().copied().collect();
+    let accounts: Vec<&str> = parent.keys().copied().collect();
     let mut groups: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for u in users {
+    for u in accounts {
         let r = root(&mut parent, u);
         groups.entry(r).or_default().insert(u);
     }
@@ -57,8 +60,8 @@ mod tests {
 
     fn pair(a: &str, b: &str, s: f64) -> PairScore {
         PairScore {
-            user_a: a.into(),
-            user_b: b.into(),
+            account_a: a.into(),
+            account_b: b.into(),
             similarity: s,
             sum: 0,
             weight: 20,

@@ -28,8 +28,8 @@ pub use triage::{to_review, triage, Triage, DEFAULT_REOPEN_MARGIN};
 
 use rayon::prelude::*;
 use schema::{
-    CrowdedAddress, Epoch, Mode, PairScore, ScanParams, ScanResult, Season, SeasonError, Segment,
-    Segments, UserId,
+    AccountId, CrowdedAddress, Epoch, Mode, PairScore, ScanParams, ScanResult, Season, SeasonError,
+    Segment, Segments,
 };
 
 /// Why a scan could not run.
@@ -60,7 +60,7 @@ impl std::fmt::Display for ScanError {
     }
 }
 
-/// The segments of one user that fall inside the season's range.
+/// The segments of one account that fall inside the season's range.
 pub fn in_season<'s>(segs: &'s [Segment], season: &Season) -> &'s [Segment] {
     let lo = season
         .from
@@ -117,7 +117,7 @@ pub fn scan_with_times(
             let times = times.ok_or(ScanError::NoMoveTimes)?;
             let hidden = improved::timing_pairs(segments, season, times, &members, &pairs);
             timing = hidden.len();
-            let scored: Vec<(UserId, UserId)> = pairs
+            let scored: Vec<(AccountId, AccountId)> = pairs
                 .iter()
                 .copied()
                 .chain(hidden.iter().map(|&(h, x, _)| (h, x)))
@@ -147,11 +147,11 @@ pub fn scan_with_times(
 }
 
 /// Both directions of every candidate pair, the reference way, on bit rows
-/// ([`bits`]) built once per user.
+/// ([`bits`]) built once per account.
 pub(crate) fn reference_scores(
     segments: &Segments,
     season: &Season,
-    pairs: &[(schema::UserId, schema::UserId)],
+    pairs: &[(schema::AccountId, schema::AccountId)],
 ) -> Vec<PairScore> {
     let rows = season_rows(segments, season, Some(pairs));
     // An indexed iterator collects straight into a vector of the exact
@@ -171,13 +171,13 @@ pub(crate) fn directed_score(
     segments: &Segments,
     season: &Season,
     rows: &[Option<bits::Rows>],
-    a: schema::UserId,
-    b: schema::UserId,
+    a: schema::AccountId,
+    b: schema::AccountId,
 ) -> PairScore {
     let out = score_directed(segments, season, rows, a, b);
     PairScore {
-        user_a: segments.users.name(a).to_owned(),
-        user_b: segments.users.name(b).to_owned(),
+        account_a: segments.accounts.name(a).to_owned(),
+        account_b: segments.accounts.name(b).to_owned(),
         similarity: out.similarity(),
         sum: out.sum,
         weight: out.weight,
@@ -191,14 +191,14 @@ pub(crate) fn score_directed(
     segments: &Segments,
     season: &Season,
     rows: &[Option<bits::Rows>],
-    a: schema::UserId,
-    b: schema::UserId,
+    a: schema::AccountId,
+    b: schema::AccountId,
 ) -> PairOutcome {
     match (&rows[a as usize], &rows[b as usize]) {
         (Some(ra), Some(rb)) => bits::score_rows(ra, rb, segments.bucket_seconds),
         _ => score_pair(
-            in_season(&segments.by_user[a as usize], season),
-            in_season(&segments.by_user[b as usize], season),
+            in_season(&segments.by_account[a as usize], season),
+            in_season(&segments.by_account[b as usize], season),
             segments.bucket_seconds,
         ),
     }
@@ -211,8 +211,8 @@ pub(crate) fn score_directed_both(
     segments: &Segments,
     season: &Season,
     rows: &[Option<bits::Rows>],
-    a: schema::UserId,
-    b: schema::UserId,
+    a: schema::AccountId,
+    b: schema::AccountId,
 ) -> (PairOutcome, PairOutcome) {
     match (&rows[a as usize], &rows[b as usize]) {
         (Some(ra), Some(rb)) => bits::score_rows_both(ra, rb, segments.bucket_seconds),
@@ -223,21 +223,21 @@ pub(crate) fn score_directed_both(
     }
 }
 
-/// The bit rows of every user in a candidate pair (of every user without
-/// `pairs`), by user id; `None` for the others, and for segments off the
+/// The bit rows of every account in a candidate pair (of every account without
+/// `pairs`), by account id; `None` for the others, and for segments off the
 /// bucket grid, which the walk scores.
 pub(crate) fn season_rows(
     segments: &Segments,
     season: &Season,
-    pairs: Option<&[(schema::UserId, schema::UserId)]>,
+    pairs: Option<&[(schema::AccountId, schema::AccountId)]>,
 ) -> Vec<Option<bits::Rows>> {
-    let mut wanted = vec![pairs.is_none(); segments.by_user.len()];
+    let mut wanted = vec![pairs.is_none(); segments.by_account.len()];
     for &(x, y) in pairs.unwrap_or_default() {
         wanted[x as usize] = true;
         wanted[y as usize] = true;
     }
     segments
-        .by_user
+        .by_account
         .par_iter()
         .zip(wanted)
         .map(|(segs, wanted)| {
@@ -269,7 +269,7 @@ pub fn scan_result(
     }
 }
 
-/// The report order: similarity descending, then user_a, then user_b.
+/// The report order: similarity descending, then account_a, then account_b.
 /// Sorted in place on every core: a scan's directed pairs are distinct, so
 /// the order is one and the same as a stable sort's, without a stable
 /// sort's copy of every pair.
@@ -277,8 +277,8 @@ pub fn sort_pairs(pairs: &mut [PairScore]) {
     pairs.par_sort_unstable_by(|x, y| {
         y.similarity
             .total_cmp(&x.similarity)
-            .then_with(|| x.user_a.cmp(&y.user_a))
-            .then_with(|| x.user_b.cmp(&y.user_b))
+            .then_with(|| x.account_a.cmp(&y.account_a))
+            .then_with(|| x.account_b.cmp(&y.account_b))
     });
 }
 

@@ -1,16 +1,16 @@
 //! Rescans: a season scored again after new moves, keeping the previous
-//! scan's score of every pair whose two users' evidence did not change
+//! scan's score of every pair whose two accounts' evidence did not change
 //! (what a scan keeps for this: [`schema::rescan`]).
 //!
-//! Reference mode only: a reference score reads the two users' segments in
+//! Reference mode only: a reference score reads the two accounts' segments in
 //! the season and nothing else, while improved mode's signals also read the
 //! crowds and the moves by second.
 //!
-//! A rescan scores again every candidate pair naming a *replaced* user:
+//! A rescan scores again every candidate pair naming a *replaced* account:
 //! - one whose [`digests`] differs from the previous scan's (new moves,
 //!   stalls, sightings or game days in the season, or none any more);
 //! - one seen on an (IP, day) that became a crowd or stopped being one,
-//!   since that adds or removes pairs among users who did not change.
+//!   since that adds or removes pairs among accounts who did not change.
 
 use crate::{
     candidate_ids, day_in_season, days_in_season, directed_score, in_season, participants,
@@ -18,13 +18,15 @@ use crate::{
 };
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
-use schema::rescan::UserDigests;
-use schema::{CrowdedAddress, Mode, PairScore, ScanParams, ScanResult, Season, Segments, UserId};
+use schema::rescan::AccountDigests;
+use schema::{
+    AccountId, CrowdedAddress, Mode, PairScore, ScanParams, ScanResult, Season, Segments,
+};
 use std::hash::{Hash, Hasher};
 
 /// What the previous scan of the season, with the same parameters, left.
 pub struct Previous<'a> {
-    pub digests: &'a UserDigests,
+    pub digests: &'a AccountDigests,
     pub crowded: &'a [CrowdedAddress],
 }
 
@@ -32,18 +34,18 @@ pub struct Previous<'a> {
 #[derive(Debug, Clone)]
 pub struct Rescan {
     /// Participants, candidate pairs and crowds of the whole season; as
-    /// `pairs`, every directed pair naming a replaced user, in report order;
+    /// `pairs`, every directed pair naming a replaced account, in report order;
     /// no cliques (they need the kept flags too: [`flagged_result`]).
     pub result: ScanResult,
-    /// The users whose pairs were scored again, sorted.
+    /// The accounts whose pairs were scored again, sorted.
     pub replaced: Vec<String>,
     /// This scan's digests, for the next rescan.
-    pub digests: UserDigests,
+    pub digests: AccountDigests,
 }
 
-/// Each user's digest of what it brings to the season: its segments, its
+/// Each account's digest of what it brings to the season: its segments, its
 /// sightings and its game days in the season, IPs and games by name.
-pub fn digests(segments: &Segments, season: &Season) -> UserDigests {
+pub fn digests(segments: &Segments, season: &Season) -> AccountDigests {
     let text = |s: &str| {
         let mut h = FxHasher::default();
         s.hash(&mut h);
@@ -59,11 +61,11 @@ pub fn digests(segments: &Segments, season: &Season) -> UserDigests {
     // Sightings and game days are summed, not hashed in a row: their
     // stored order follows IP and game ids, which a cut from an earlier move
     // numbers anew.
-    let mut sightings: Vec<Option<u64>> = vec![None; segments.by_user.len()];
-    let mut add = |user: UserId, parts: [u64; 3]| {
+    let mut sightings: Vec<Option<u64>> = vec![None; segments.by_account.len()];
+    let mut add = |account: AccountId, parts: [u64; 3]| {
         let mut h = FxHasher::default();
         parts.iter().for_each(|&p| h.write_u64(p));
-        let sum = sightings[user as usize].get_or_insert(0);
+        let sum = sightings[account as usize].get_or_insert(0);
         *sum = sum.wrapping_add(mix(h.finish()));
     };
     for d in segments
@@ -71,15 +73,15 @@ pub fn digests(segments: &Segments, season: &Season) -> UserDigests {
         .iter()
         .filter(|d| day_in_season(d.day, season))
     {
-        add(d.user, [d.day as u64, ip[d.ip as usize], 0]);
+        add(d.account, [d.day as u64, ip[d.ip as usize], 0]);
     }
     let in_range = |d: &&schema::GameDays| days_in_season(d.first_day, d.last_day, season);
     for d in segments.game_days.iter().filter(in_range) {
         let days = (d.first_day as u64) << 32 | (d.last_day as u64 & 0xffff_ffff);
-        add(d.user, [game[d.game as usize], days, 1]);
+        add(d.account, [game[d.game as usize], days, 1]);
     }
     let named: Vec<(String, u64)> = segments
-        .by_user
+        .by_account
         .par_iter()
         .zip(sightings)
         .enumerate()
@@ -100,14 +102,17 @@ pub fn digests(segments: &Segments, season: &Season) -> UserDigests {
                     h.write_u32(count);
                 }
             }
-            Some((segments.users.name(u as UserId).to_owned(), h.finish()))
+            Some((
+                segments.accounts.name(u as AccountId).to_owned(),
+                h.finish(),
+            ))
         })
         .collect();
-    UserDigests::new(named)
+    AccountDigests::new(named)
 }
 
 /// Scores the season again after [`Previous`]: every candidate pair naming
-/// a replaced user, both directions.
+/// a replaced account, both directions.
 pub fn rescan(
     segments: &Segments,
     season: &Season,
@@ -128,24 +133,24 @@ pub fn rescan(
     let members = participants(segments, season).map_err(ScanError::Season)?;
     let (pairs, crowded) = candidate_ids(segments, &members, season, params.crowd_limit);
     let digests = digests(segments, season);
-    let replaced = replaced_users(segments, &digests, &crowded, previous);
-    let again: Vec<(UserId, UserId)> = pairs
+    let replaced = replaced_accounts(segments, &digests, &crowded, previous);
+    let again: Vec<(AccountId, AccountId)> = pairs
         .iter()
         .copied()
         .filter(|&(x, y)| replaced[x as usize] || replaced[y as usize])
         .collect();
     let mut scores = reference_scores(segments, season, &again);
     sort_pairs(&mut scores);
-    let mut names: Vec<String> = (0..segments.users.len())
+    let mut names: Vec<String> = (0..segments.accounts.len())
         .filter(|&u| replaced[u])
-        .map(|u| segments.users.name(u as UserId).to_owned())
+        .map(|u| segments.accounts.name(u as AccountId).to_owned())
         .collect();
-    // Users the previous scan knew and this one does not: their pairs go.
+    // Accounts the previous scan knew and this one does not: their pairs go.
     names.extend(
         previous
             .digests
             .iter()
-            .filter(|&(n, _)| digests.get(n).is_none() && segments.users.get(n).is_none())
+            .filter(|&(n, _)| digests.get(n).is_none() && segments.accounts.get(n).is_none())
             .map(|(n, _)| n.to_owned()),
     );
     names.sort_unstable();
@@ -164,16 +169,16 @@ pub fn rescan(
     })
 }
 
-/// By user id: whether the user's pairs are scored again.
-fn replaced_users(
+/// By account id: whether the account's pairs are scored again.
+fn replaced_accounts(
     segments: &Segments,
-    digests: &UserDigests,
+    digests: &AccountDigests,
     crowded: &[CrowdedAddress],
     previous: &Previous,
 ) -> Vec<bool> {
-    let mut replaced: Vec<bool> = (0..segments.users.len())
+    let mut replaced: Vec<bool> = (0..segments.accounts.len())
         .map(|u| {
-            let name = segments.users.name(u as UserId);
+            let name = segments.accounts.name(u as AccountId);
             digests.get(name) != previous.digests.get(name)
         })
         .collect();
@@ -188,7 +193,7 @@ fn replaced_users(
     if !changed.is_empty() {
         for d in &segments.ip_days {
             if changed.contains(&(d.day, d.ip)) {
-                replaced[d.user as usize] = true;
+                replaced[d.account as usize] = true;
             }
         }
     }
@@ -198,7 +203,7 @@ fn replaced_users(
 /// The scan a moderator sees after a rescan: both directions of every pair
 /// flagged in either direction, and the cliques. `kept_flagged`: the
 /// directed pairs the previous scan flagged at this threshold (those naming
-/// a replaced user are left out). A kept pair is scored again from the
+/// a replaced account are left out). A kept pair is scored again from the
 /// segments, which gives the previous scan's very score, so that both of
 /// its directions are at hand without reading the store.
 pub fn flagged_result(
@@ -209,11 +214,11 @@ pub fn flagged_result(
 ) -> ScanResult {
     let t = rescan.result.params.threshold;
     let replaced: FxHashSet<&str> = rescan.replaced.iter().map(String::as_str).collect();
-    let mut kept: Vec<(UserId, UserId)> = kept_flagged
+    let mut kept: Vec<(AccountId, AccountId)> = kept_flagged
         .iter()
         .filter(|(a, b)| !replaced.contains(a.as_str()) && !replaced.contains(b.as_str()))
         .filter_map(|(a, b)| {
-            let (x, y) = (segments.users.get(a)?, segments.users.get(b)?);
+            let (x, y) = (segments.accounts.get(a)?, segments.accounts.get(b)?);
             Some(if a < b { (x, y) } else { (y, x) })
         })
         .collect();
@@ -228,7 +233,7 @@ pub fn flagged_result(
     // Of the pairs scored again, those flagged in either direction.
     let mut best: FxHashMap<(&str, &str), f64> = FxHashMap::default();
     for p in &rescan.result.pairs {
-        let key = unordered(&p.user_a, &p.user_b);
+        let key = unordered(&p.account_a, &p.account_b);
         let s = best.entry(key).or_insert(f64::NEG_INFINITY);
         *s = s.max(p.similarity);
     }
@@ -237,7 +242,7 @@ pub fn flagged_result(
             .result
             .pairs
             .iter()
-            .filter(|p| best[&unordered(&p.user_a, &p.user_b)] >= t)
+            .filter(|p| best[&unordered(&p.account_a, &p.account_b)] >= t)
             .cloned(),
     );
     let r = &rescan.result;

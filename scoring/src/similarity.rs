@@ -1,7 +1,7 @@
 //! The similarity of a directed pair `(a, b)` in reference mode (SPEC
 //! section 4).
 //!
-//! Walk `a`'s buckets in time order. For bucket `t` each user's window is
+//! Walk `a`'s buckets in time order. For bucket `t` each account's window is
 //! their segments at `t-B`, `t` and `t+B`: *moved* if it holds a move, else
 //! *stalled* if it holds a stall, else *idle*. The bucket scores by the
 //! asymmetric matrix (row `a`, column `b`):
@@ -38,7 +38,7 @@ impl PairOutcome {
     }
 }
 
-/// A user's window around bucket `t`.
+/// An account's window around bucket `t`.
 #[derive(Debug, Clone, Copy)]
 struct Window<'s> {
     segs: &'s [Segment],

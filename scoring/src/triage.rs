@@ -193,7 +193,7 @@ pub fn to_review<'a>(result: &'a ScanResult, triage: &Triage) -> Cow<'a, ScanRes
         pairs: result
             .pairs
             .iter()
-            .filter(|p| !is_known(&p.user_a, &p.user_b))
+            .filter(|p| !is_known(&p.account_a, &p.account_b))
             .cloned()
             .collect(),
         cliques: triage.cliques.iter().map(|c| c.clique.clone()).collect(),

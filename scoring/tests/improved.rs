@@ -19,13 +19,13 @@ use common::world;
 /// the one before, from the bucket's start.
 fn times_of(segs: &Segments) -> MoveTimes {
     let mut times = MoveTimes::new(segs);
-    for (u, list) in segs.by_user.iter().enumerate() {
-        let user = segs.users.name(u as u32).to_owned();
+    for (u, list) in segs.by_account.iter().enumerate() {
+        let account = segs.accounts.name(u as u32).to_owned();
         for s in list {
             let mut t = s.bucket;
             for &(ip, count) in &s.moves {
                 for _ in 0..count {
-                    times.push(segs, &user, t, segs.ips.name(ip));
+                    times.push(segs, &account, t, segs.ips.name(ip));
                     t += 60;
                 }
             }
@@ -41,7 +41,7 @@ fn signals_of(a: &str, b: &str, crowd: u32) -> Signals {
     let cx = Context::new(&segs, &season, &times);
     signals(
         &cx,
-        (&segs.by_user[0], &segs.by_user[1]),
+        (&segs.by_account[0], &segs.by_account[1]),
         (cx.ip_days(0), cx.ip_days(1)),
         (cx.moves(0), cx.moves(1)),
     )
@@ -463,7 +463,7 @@ proptest! {
         // buckets) agrees with the plain one.
         let plain = signals(
             &cx,
-            (&segs.by_user[0], &segs.by_user[1]),
+            (&segs.by_account[0], &segs.by_account[1]),
             (cx.ip_days(0), cx.ip_days(1)),
             (cx.moves(0), cx.moves(1)),
         );

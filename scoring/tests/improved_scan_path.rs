@@ -24,17 +24,17 @@ fn world(crowd: u32) -> Segments {
         ips.intern(&format!("10.0.0.{n}"));
     }
     for name in ["a", "b"] {
-        segs.users.intern(name);
+        segs.accounts.intern(name);
     }
     for c in 0..crowd {
-        let u = segs.users.intern(&format!("c{c}"));
+        let u = segs.accounts.intern(&format!("c{c}"));
         segs.ip_days.push(IpDay {
-            user: u,
+            account: u,
             day: 0,
             ip: 1,
         });
     }
-    segs.by_user = vec![Vec::new(); segs.users.len()];
+    segs.by_account = vec![Vec::new(); segs.accounts.len()];
     segs.ips = ips;
     segs
 }
@@ -109,7 +109,7 @@ proptest! {
         let [ab, _] = score_both(&cx, 0, 1);
         let plain = signals(
             &cx,
-            (&segs.by_user[0], &segs.by_user[1]),
+            (&segs.by_account[0], &segs.by_account[1]),
             (cx.ip_days(0), cx.ip_days(1)),
             (cx.moves(0), cx.moves(1)),
         );

@@ -30,11 +30,11 @@ fn timeline(ip: u32, at: impl Fn(usize) -> Option<usize>) -> String {
 /// The moves by second: each move at the start of its bucket.
 fn times_of(segs: &Segments) -> MoveTimes {
     let mut times = MoveTimes::new(segs);
-    for (u, list) in segs.by_user.iter().enumerate() {
-        let user = segs.users.name(u as u32).to_owned();
+    for (u, list) in segs.by_account.iter().enumerate() {
+        let account = segs.accounts.name(u as u32).to_owned();
         for s in list {
             for &(ip, _) in &s.moves {
-                times.push(segs, &user, s.bucket, segs.ips.name(ip));
+                times.push(segs, &account, s.bucket, segs.ips.name(ip));
             }
         }
     }
@@ -47,15 +47,15 @@ fn timing_of(a: &str, b: &str, others: u32) -> Vec<(String, String, Timing)> {
     let segs = world(a, b, others, 5);
     let times = times_of(&segs);
     let season = Season::inferred(1);
-    let members: Vec<u32> = (0..segs.users.len() as u32).collect();
+    let members: Vec<u32> = (0..segs.accounts.len() as u32).collect();
     // The crowd and `b` share IP 5 on day 0: those are candidate pairs.
     let candidates: Vec<(u32, u32)> = (2..members.len() as u32).map(|c| (1, c)).collect();
     timing::timing_pairs(&segs, &season, &times, &members, &candidates)
         .into_iter()
         .map(|(h, x, t)| {
             (
-                segs.users.name(h).to_owned(),
-                segs.users.name(x).to_owned(),
+                segs.accounts.name(h).to_owned(),
+                segs.accounts.name(x).to_owned(),
                 t,
             )
         })

@@ -1,5 +1,5 @@
 //! A rescan gives the season's scan exactly: the previous scan's pairs
-//! naming no replaced user plus the pairs scored again equal a whole scan
+//! naming no replaced account plus the pairs scored again equal a whole scan
 //! of the moves as they are now, and the moderator's view (pairs flagged
 //! either way, cliques) equals the whole scan's.
 
@@ -11,7 +11,7 @@ use schema::{Move, PairScore, ScanParams, ScanResult, Season};
 
 const K0: i64 = 1_430_647_200;
 
-/// Moves of 6 users in 3 season games from 4 IPs over about three days.
+/// Moves of 6 accounts in 3 season games from 4 IPs over about three days.
 fn moves(n: usize) -> impl Strategy<Value = Vec<Move>> {
     prop::collection::vec((0..6u8, 0..3u8, 0..250_000i64, 0..4u8), 0..n).prop_map(|raw| {
         raw.into_iter()
@@ -31,12 +31,12 @@ fn sorted(mut moves: Vec<Move>) -> Vec<Move> {
 }
 
 fn key(p: &PairScore) -> (String, String) {
-    (p.user_a.clone(), p.user_b.clone())
+    (p.account_a.clone(), p.account_b.clone())
 }
 
 /// The previous scan's pairs kept plus those scored again, in report order.
 fn composed(before: &ScanResult, again: &[PairScore], replaced: &[String]) -> Vec<PairScore> {
-    let named = |p: &PairScore| replaced.contains(&p.user_a) || replaced.contains(&p.user_b);
+    let named = |p: &PairScore| replaced.contains(&p.account_a) || replaced.contains(&p.account_b);
     let mut pairs: Vec<PairScore> = before.pairs.iter().filter(|p| !named(p)).cloned().collect();
     pairs.extend(again.iter().cloned());
     detect_scoring::sort_pairs(&mut pairs);
@@ -101,7 +101,7 @@ proptest! {
     }
 }
 
-/// Later moves only, as a daemon's tick brings them: most users unchanged.
+/// Later moves only, as a daemon's tick brings them: most accounts unchanged.
 #[test]
 fn a_tick_of_later_moves_replaces_only_who_moved() {
     let old: Vec<Move> = (0..400)

@@ -203,7 +203,7 @@ fn segments(t: &[(u8, u8)]) -> Vec<Segment> {
 }
 
 /// A reference-mode quirk the property below steers around: a move in a
-/// bucket where the first user had no record adds a bucket to the walk, and
+/// bucket where the first account had no record adds a bucket to the walk, and
 /// a walked bucket without stalls in the windows resets the joint-stall run
 /// that later same-IP moves would have been paid. Here a and b wait together
 /// over k0..k7, then move from one IP at k11, k13 and k15 with stalls
@@ -244,7 +244,7 @@ proptest! {
         prop_assert!(s > 0.0 && s < 1.0, "{s}");
     }
 
-    /// Where both users already have a record in the bucket (so the walk
+    /// Where both accounts already have a record in the bucket (so the walk
     /// of neither changes; see the quirk above for the other case).
     #[test]
     fn a_same_ip_simultaneous_move_never_lowers_either_direction(

@@ -8,8 +8,8 @@ use schema::{Mode, PairScore, ScanParams, ScanResult, Verdict, VerdictKind};
 
 fn pair(a: &str, b: &str, s: f64) -> PairScore {
     PairScore {
-        user_a: a.into(),
-        user_b: b.into(),
+        account_a: a.into(),
+        account_b: b.into(),
         similarity: s,
         sum: 0,
         weight: 20,
@@ -212,14 +212,14 @@ proptest! {
         levels in proptest::collection::vec(0.8f64..1.0, 6),
         margin in 0.0f64..0.1,
     ) {
-        let users = ["a", "b", "c", "d", "e", "f"];
+        let accounts = ["a", "b", "c", "d", "e", "f"];
         let pairs: Vec<PairScore> = (0..6)
-            .map(|i| pair(users[i], users[(i + 1) % 6], sims[i]))
+            .map(|i| pair(accounts[i], accounts[(i + 1) % 6], sims[i]))
             .collect();
         let result = scan(pairs);
         let verdicts: Vec<Verdict> = (0..6)
             .filter(|&i| kinds[i] < 5)
-            .map(|i| verdict(i as i64, 0, &[users[i], users[(i + 1) % 6]], VerdictKind::ALL[kinds[i]], Some(levels[i])))
+            .map(|i| verdict(i as i64, 0, &[accounts[i], accounts[(i + 1) % 6]], VerdictKind::ALL[kinds[i]], Some(levels[i])))
             .collect();
         let t = triage(&result, &verdicts, true, margin);
         prop_assert_eq!(t.flags.len() + t.known.len(), 6);
@@ -247,7 +247,7 @@ fn the_scan_to_review_drops_known_pairs_in_both_directions_and_their_cliques() {
     let left: Vec<String> = r
         .pairs
         .iter()
-        .map(|p| format!("{}-{}", p.user_a, p.user_b))
+        .map(|p| format!("{}-{}", p.account_a, p.account_b))
         .collect();
     assert_eq!(left, ["p-q", "x-y"]);
     assert_eq!(r.cliques.len(), 1);

@@ -104,7 +104,7 @@ def undirected(report_path, truth_path):
     group, style, sharing, rank = truth_index(truth)
     by = {}
     for p in rep["pairs"]:
-        a, b = p["user_a"], p["user_b"]
+        a, b = p["account_a"], p["account_b"]
         key = (min(a, b), max(a, b))
         d = by.setdefault(key, {})
         d[(a, b)] = p

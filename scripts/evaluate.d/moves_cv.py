@@ -53,9 +53,9 @@ def read_moves(path):
 def game_readings(by_game):
     shared, quick = collections.Counter(), collections.Counter()
     for moves in by_game.values():
-        users = sorted({u for _, u in moves})
-        for i, a in enumerate(users):
-            for b in users[i + 1:]:
+        accounts = sorted({u for _, u in moves})
+        for i, a in enumerate(accounts):
+            for b in accounts[i + 1:]:
                 shared[(a, b)] += 1
         for (t0, u0), (t1, u1) in zip(moves, moves[1:]):
             if u0 != u1 and t1 - t0 < 120:

@@ -8,7 +8,7 @@ figures of EVALUATION.md were read with the eighth round's 21 features
 its 22.
 
    gen.sh BIN DIR -- 1..100 101..180
-   gen.sh BIN CROWDED --players 1200 --nat-crowd 25 -- 1..30
+   gen.sh BIN CROWDED --accounts 1200 --nat-crowd 25 -- 1..30
    python3 trees.py DIR CROWDED
    python3 trees.py DIR CROWDED --guards   # the eleventh round's guards
 

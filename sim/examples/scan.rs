@@ -1,6 +1,6 @@
 //! Simulates a world, scans it in reference mode and prints the evaluation.
 //!
-//! `cargo run --release -p detect-sim --example scan -- [PLAYERS] [DAYS] [SEED] [THRESHOLD]`
+//! `cargo run --release -p detect-sim --example scan -- [ACCOUNTS] [DAYS] [SEED] [THRESHOLD]`
 
 use detect_sim as sim;
 use std::time::Instant;
@@ -8,12 +8,12 @@ use std::time::Instant;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let num = |i: usize, d: f64| args.get(i).map_or(d, |s| s.parse().expect("a number"));
-    let players = num(0, 300.0) as usize;
+    let accounts = num(0, 300.0) as usize;
     let cfg = sim::WorldConfig {
-        players,
+        accounts,
         days: num(1, 28.0) as u32,
         seed: num(2, 1.0) as u64,
-        cliques: (players / 25).max(1),
+        cliques: (accounts / 25).max(1),
         ..Default::default()
     };
     let threshold = num(3, 0.9);
@@ -60,14 +60,14 @@ fn main() {
         for p in scan
             .pairs
             .iter()
-            .filter(|p| ix.same_person(&p.user_a, &p.user_b))
+            .filter(|p| ix.same_person(&p.account_a, &p.account_b))
         {
-            let g = &truth.groups[ix.group_of(&p.user_a).unwrap()];
+            let g = &truth.groups[ix.group_of(&p.account_a).unwrap()];
             println!(
                 "  {:.3} {} -> {} {} {:?}",
                 p.similarity,
-                p.user_a,
-                p.user_b,
+                p.account_a,
+                p.account_b,
                 g.style,
                 (
                     p.evidence.same_ip.count,

@@ -1,7 +1,7 @@
 //! Writes a world's moves and reports how many and how fast.
 //!
-//! `cargo run --release -p detect-sim --example simulate -- PLAYERS DAYS [SEED] [OUT]`
-//! (no OUT: the moves are counted, not kept). `players=20000 days=42` gives
+//! `cargo run --release -p detect-sim --example simulate -- ACCOUNTS DAYS [SEED] [OUT]`
+//! (no OUT: the moves are counted, not kept). `accounts=20000 days=42` gives
 //! about ten million moves.
 
 use detect_sim as sim;
@@ -25,12 +25,12 @@ impl Write for Count {
 fn main() -> io::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let num = |i: usize, d: u64| args.get(i).map_or(d, |s| s.parse().expect("a number"));
-    let players = num(0, 300) as usize;
+    let accounts = num(0, 300) as usize;
     let cfg = sim::WorldConfig {
-        players,
+        accounts,
         days: num(1, 28) as u32,
         seed: num(2, 1),
-        cliques: (players / 25).max(1),
+        cliques: (accounts / 25).max(1),
         ..Default::default()
     };
     let t = Instant::now();

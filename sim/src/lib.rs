@@ -23,10 +23,10 @@
 //! cautious, rarely played puppets), all of whose accounts play in the
 //! league.
 //!
-//! Volume: about `players x days x 12` moves ([`MOVES_PER_PLAYER_DAY`],
+//! Volume: about `accounts x days x 12` moves ([`MOVES_PER_ACCOUNT_DAY`],
 //! [`WorldConfig::expected_moves`]): 300 x 28 about 100k, 1,200 x 28 about
 //! 400k, 20,000 x 42 about 10M ([`WorldConfig::for_moves`] picks the
-//! players). Streaming: memory grows with players, not moves (some 40 MB for
+//! accounts). Streaming: memory grows with accounts, not moves (some 40 MB for
 //! 10M moves, written in about 8 s on one core). Deterministic: the same
 //! config gives the same bytes on every platform.
 //!
@@ -45,7 +45,7 @@
 //!
 //! ```
 //! use detect_sim as sim;
-//! let cfg = sim::WorldConfig { players: 60, days: 3, cliques: 3, ..Default::default() };
+//! let cfg = sim::WorldConfig { accounts: 60, days: 3, cliques: 3, ..Default::default() };
 //! let mut log = Vec::new();
 //! let truth = sim::simulate(&cfg, &mut log).unwrap();
 //! assert_eq!(truth.groups.len(), 3);
@@ -65,4 +65,4 @@ pub use engine::{simulate, simulate_each, simulate_moves, MoveRef};
 pub use eval::{evaluate, Evaluation};
 pub use format::format_utc;
 pub use truth::{FalsePositiveCause, Group, Lookalike, LookalikeKind, Style, Truth, TruthIndex};
-pub use world::{WorldConfig, DEFAULT_START, MOVES_PER_PLAYER_DAY};
+pub use world::{WorldConfig, DEFAULT_START, MOVES_PER_ACCOUNT_DAY};

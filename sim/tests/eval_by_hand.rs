@@ -49,8 +49,8 @@ fn truth() -> Truth {
 
 fn pair(a: &str, b: &str, similarity: f64) -> PairScore {
     PairScore {
-        user_a: a.into(),
-        user_b: b.into(),
+        account_a: a.into(),
+        account_b: b.into(),
         similarity,
         sum: 0,
         weight: 20,

@@ -81,8 +81,8 @@ proptest! {
         let pairs: Vec<PairScore> = scores
             .iter()
             .map(|&(a, b, s)| PairScore {
-                user_a: name(a),
-                user_b: name(b),
+                account_a: name(a),
+                account_b: name(b),
                 similarity: s as f64 / 20.0,
                 sum: 0,
                 weight: 20,

@@ -54,7 +54,7 @@ fn other_seeds_are_hard_too() {
     for seed in seeds {
         let e = scan_and_evaluate(&WorldConfig {
             seed,
-            players: 240,
+            accounts: 240,
             days: 21,
             cliques: 10,
             ..Default::default()

@@ -11,7 +11,7 @@ use std::time::Instant;
 fn small(seed: u64) -> WorldConfig {
     WorldConfig {
         seed,
-        players: 80,
+        accounts: 80,
         days: 6,
         cliques: 4,
         season: 3,
@@ -88,7 +88,7 @@ fn lines_are_json_with_four_plain_fields_sorted_by_time() {
         .iter()
         .flat_map(|p| p.accounts.iter().map(|a| a.as_str()))
         .collect();
-    assert_eq!(known.len(), cfg.players);
+    assert_eq!(known.len(), cfg.accounts);
     assert!(lines.iter().all(|l| known.contains(l.username.as_str())));
 }
 
@@ -115,7 +115,7 @@ fn the_log_reads_back_through_ingest() {
 fn games_have_three_to_five_players_and_league_games_four() {
     let cfg = WorldConfig {
         seed: 5,
-        players: 200,
+        accounts: 200,
         days: 14,
         cliques: 8,
         season: 7,
@@ -204,11 +204,11 @@ fn regex_like_league(season: u32) -> impl Fn(&str) -> bool {
 
 #[test]
 fn the_volume_follows_the_formula() {
-    for (players, days) in [(300, 14), (120, 30)] {
+    for (accounts, days) in [(300, 14), (120, 30)] {
         let cfg = WorldConfig {
-            players,
+            accounts,
             days,
-            cliques: players / 25,
+            cliques: accounts / 25,
             ..Default::default()
         };
         let mut n = 0u64;
@@ -220,7 +220,7 @@ fn the_volume_follows_the_formula() {
         let ratio = n as f64 / cfg.expected_moves() as f64;
         assert!(
             (0.75..1.25).contains(&ratio),
-            "{players} x {days}: {n} moves, {ratio:.2} of expected"
+            "{accounts} x {days}: {n} moves, {ratio:.2} of expected"
         );
     }
 }
@@ -229,7 +229,7 @@ fn the_volume_follows_the_formula() {
 fn ips_are_shared_the_ways_real_ones_are() {
     let cfg = WorldConfig {
         seed: 3,
-        players: 300,
+        accounts: 300,
         days: 10,
         ..Default::default()
     };
@@ -335,7 +335,7 @@ fn a_failing_writer_stops_the_simulation() {
     let err = simulate(&small(1), &mut Broken).unwrap_err();
     assert_eq!(err.to_string(), "disk full");
     let bad = WorldConfig {
-        players: 3,
+        accounts: 3,
         ..Default::default()
     };
     let err = simulate(&bad, &mut Vec::new()).unwrap_err();

@@ -15,7 +15,7 @@ pub struct ExportArgs {
     /// docs/scale-out.md for the layout.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Parts per table; a user's rows go to one part by a hash of the name.
+    /// Parts per table; an account's rows go to one part by a hash of the name.
     #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=65536))]
     pub partitions: u32,
     /// Bucket size in minutes.

@@ -82,7 +82,7 @@ pub enum Command {
     /// Define seasons, or list them (defined and inferred from game names).
     #[command(subcommand)]
     Season(SeasonCommand),
-    /// Print the time-bucket records of every user in a candidate pair of a
+    /// Print the time-bucket records of every account in a candidate pair of a
     /// season, as JSON lines.
     Buckets(BucketsArgs),
     /// Score a season and store the scan.
@@ -131,7 +131,7 @@ pub enum Command {
     /// Print the audit log: sign-ins, evidence viewed, verdicts, IP reveals.
     Audit(AuditArgs),
     /// Write a season's segments and IP-day rows as Parquet, partitioned by
-    /// a hash of the user (docs/scale-out.md).
+    /// a hash of the account (docs/scale-out.md).
     #[cfg(feature = "cluster")]
     Export(ExportArgs),
     /// Store the results of a cluster scan (a folder of Parquet files) as a
@@ -429,9 +429,9 @@ pub struct ExplainArgs {
     #[arg(long, value_name = "N")]
     pub season: u32,
     /// One account of the pair.
-    pub user_a: String,
+    pub account_a: String,
     /// The other account.
-    pub user_b: String,
+    pub account_b: String,
     /// How many of the strongest buckets to list per direction.
     #[arg(long, default_value_t = 10, value_name = "N")]
     pub top: usize,
@@ -451,8 +451,8 @@ pub struct TimelineArgs {
     #[arg(long, value_name = "N")]
     pub season: u32,
     /// The accounts to draw.
-    #[arg(required = true, value_name = "USER")]
-    pub users: Vec<String>,
+    #[arg(required = true, value_name = "ACCOUNT")]
+    pub accounts: Vec<String>,
     /// Write the SVG here (default: standard output).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,

@@ -7,15 +7,16 @@ use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 #[command(
-    after_help = "Example:\n  detect simulate --seed 3 --players 500 --out world/\n  detect ingest world/moves.jsonl && detect eval --season 1 --truth world/truth.json"
+    after_help = "Example:\n  detect simulate --seed 3 --accounts 500 --out world/\n  detect ingest world/moves.jsonl && detect eval --season 1 --truth world/truth.json"
 )]
 pub struct SimulateArgs {
     /// Same seed, same world, byte for byte.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Accounts on the site (about 12 moves per account and day).
-    #[arg(long, default_value_t = 300, value_name = "N")]
-    pub players: usize,
+    // `--players`: its former name, a hidden alias for one release.
+    #[arg(long, alias = "players", default_value_t = 300, value_name = "N")]
+    pub accounts: usize,
     /// Length of the simulated season, in days.
     #[arg(long, default_value_t = 28, value_name = "N")]
     pub days: u32,

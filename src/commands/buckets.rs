@@ -30,7 +30,7 @@ pub async fn run(db: &crate::pipeline::Db, args: BucketsArgs) -> Result<()> {
     Ok(())
 }
 
-/// The bucket records of every user in at least one candidate pair of the
+/// The bucket records of every account in at least one candidate pair of the
 /// season, all their buckets, canonical order.
 pub fn season_bucket_records(
     segments: &schema::Segments,
@@ -39,10 +39,10 @@ pub fn season_bucket_records(
     let members = scoring::participants(segments, season)?;
     let (pairs, _) =
         scoring::candidate_pairs(segments, &members, season, schema::DEFAULT_CROWD_LIMIT);
-    let mut users: Vec<u32> = pairs.into_iter().flat_map(|(a, b)| [a, b]).collect();
-    users.sort_unstable();
-    users.dedup();
-    let mut records = segments.bucket_records(&users);
+    let mut accounts: Vec<u32> = pairs.into_iter().flat_map(|(a, b)| [a, b]).collect();
+    accounts.sort_unstable();
+    accounts.dedup();
+    let mut records = segments.bucket_records(&accounts);
     records.retain(|r| season.contains(r.timestamp));
     Ok(records)
 }

@@ -69,9 +69,9 @@ pub async fn run(db: &crate::pipeline::Db, args: IngestArgs) -> Result<()> {
             String::new()
         };
         println!(
-            "store: {} moves, {} users, {} segments ({} with stalls), {}-minute buckets{order}{how}",
+            "store: {} moves, {} accounts, {} segments ({} with stalls), {}-minute buckets{order}{how}",
             cut.rows,
-            cut.users,
+            cut.accounts,
             cut.counts.segments,
             cut.counts.stalled,
             args.bucket_minutes,

@@ -30,26 +30,26 @@ pub async fn run_timeline(db: &crate::pipeline::Db, args: TimelineArgs) -> Resul
     let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
     store.close().await;
     let unknown: Vec<&str> = args
-        .users
+        .accounts
         .iter()
         .map(String::as_str)
-        .filter(|u| segments.users.get(u).is_none())
+        .filter(|u| segments.accounts.get(u).is_none())
         .collect();
     if !unknown.is_empty() {
         bail!("no moves are stored for {}", unknown.join(", "));
     }
-    let users: Vec<&str> = args.users.iter().map(String::as_str).collect();
+    let accounts: Vec<&str> = args.accounts.iter().map(String::as_str).collect();
     let opts = viz::TimelineOptions {
         show_ips: args.show_ips,
         from: season.from,
         to: season.to,
-        title: format!("Season {}: {}", season.number, args.users.join(", ")),
+        title: format!("Season {}: {}", season.number, args.accounts.join(", ")),
         pseudonyms: Some(pseudonyms),
         highlights: Vec::new(),
     };
     emit(
         args.output.as_deref(),
-        &viz::timeline(&segments, &users, &opts),
+        &viz::timeline(&segments, &accounts, &opts),
     )
 }
 

@@ -18,10 +18,10 @@ pub async fn run_scan(db: &crate::pipeline::Db, args: ScanArgs) -> Result<()> {
     let s = report::summary(&scan.result);
     // A rescan says what it scored again.
     let again = scanned.rescan.map_or(String::new(), |r| {
-        let s = if r.replaced_users == 1 { "" } else { "s" };
+        let s = if r.replaced_accounts == 1 { "" } else { "s" };
         format!(
-            " (a rescan of #{}: {} directed pairs of {} user{s} scored again)",
-            r.base, r.pairs, r.replaced_users
+            " (a rescan of #{}: {} directed pairs of {} account{s} scored again)",
+            r.base, r.pairs, r.replaced_accounts
         )
     });
     println!(
@@ -70,7 +70,7 @@ fn report_from_logs(args: &ReportArgs, params: &ScanParams, show: Show) -> Resul
     );
     let result = result?;
     bar.finish_and_clear();
-    ensure_participants(&season, &result, !segments.users.is_empty())?;
+    ensure_participants(&season, &result, !segments.accounts.is_empty())?;
     let info = ScanInfo {
         scan_id: None,
         created_at: None,
@@ -254,8 +254,8 @@ pub async fn run_explain(db: &crate::pipeline::Db, args: ExplainArgs) -> Result<
         &segments,
         &season,
         &scan.result,
-        &args.user_a,
-        &args.user_b,
+        &args.account_a,
+        &args.account_b,
         args.top,
         args.show_ips,
         &pseudonyms,

@@ -29,7 +29,7 @@ pub fn simulate_into(cfg: &sim::WorldConfig, dir: &Path) -> Result<sim::Truth> {
 pub fn run_simulate(args: SimulateArgs) -> Result<()> {
     let cfg = sim::WorldConfig {
         seed: args.seed,
-        players: args.players,
+        accounts: args.accounts,
         days: args.days,
         cliques: args.cliques,
         season: args.season,
@@ -39,11 +39,11 @@ pub fn run_simulate(args: SimulateArgs) -> Result<()> {
     let started = Instant::now();
     let truth = simulate_into(&cfg, &args.out)?;
     println!(
-        "wrote {} and {} in {:.1} s: {} players over {} days, {} multi-account people, {} honest look-alike groups",
+        "wrote {} and {} in {:.1} s: {} accounts over {} days, {} multi-account people, {} honest look-alike groups",
         args.out.join("moves.jsonl").display(),
         args.out.join("truth.json").display(),
         started.elapsed().as_secs_f64(),
-        cfg.players,
+        cfg.accounts,
         cfg.days,
         truth.groups.len(),
         truth.lookalikes.len()
@@ -81,8 +81,8 @@ pub async fn run_demo(args: DemoArgs) -> Result<()> {
     };
     let dir = &args.dir;
     println!(
-        "1/4 simulating a season: {} players over {} days, {} of them people with several accounts (seed {})",
-        cfg.players, cfg.days, cfg.cliques, cfg.seed
+        "1/4 simulating a season: {} accounts over {} days, {} of them people with several accounts (seed {})",
+        cfg.accounts, cfg.days, cfg.cliques, cfg.seed
     );
     let truth = simulate_into(&cfg, dir)?;
     let db_path = dir.join("detect.db");

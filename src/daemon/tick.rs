@@ -67,7 +67,7 @@ impl Flags {
         Flags {
             pairs: result
                 .flagged()
-                .map(|p| ((p.user_a.clone(), p.user_b.clone()), p.similarity))
+                .map(|p| ((p.account_a.clone(), p.account_b.clone()), p.similarity))
                 .collect(),
             cliques: result.cliques.iter().map(|c| c.members.clone()).collect(),
         }

@@ -6,7 +6,7 @@
 use anyhow::Result;
 use ingest::Segmenter;
 use schema::store::{SegmentCounts, SegmentationWriter, Store, TailRecord};
-use schema::{Segment, Segments, StallIp, UserId};
+use schema::{AccountId, Segment, Segments, StallIp};
 
 /// What a cut did.
 #[derive(Debug)]
@@ -15,7 +15,7 @@ pub struct Cut {
     pub segments: Option<Segments>,
     /// Over the whole stored segmentation.
     pub counts: SegmentCounts,
-    pub users: usize,
+    pub accounts: usize,
     /// Moves cut (for an extension, the new ones only).
     pub moves: u64,
     /// Whether the stored segmentation was extended rather than cut whole.
@@ -74,7 +74,7 @@ pub async fn update_segments_in_pages(
 /// in one transaction that reads the moves it cuts. With `keep` the
 /// segments are handed back too. Without it, and in time order, each page
 /// of moves hands its settled segments to the store at once, so memory
-/// holds each user's latest segments, not the season's.
+/// holds each account's latest segments, not the season's.
 pub async fn cut_segments(
     store: &Store,
     bucket_seconds: i64,
@@ -126,7 +126,7 @@ pub async fn cut_segments_in_pages(
 }
 
 /// Extends the stored segmentation with the moves stored since it was cut:
-/// each user who moved again is cut on from their latest two records, each
+/// each account who moved again is cut on from their latest two records, each
 /// game from its latest bucket. `None` when only a whole cut will do
 /// ([`Store::extend_segmentation`] says when).
 async fn extend_segments(store: &Store, bucket_seconds: i64, page: usize) -> Result<Option<Cut>> {
@@ -142,15 +142,15 @@ async fn extend_segments(store: &Store, bucket_seconds: i64, page: usize) -> Res
         }
         for m in &page {
             let known = segmenter.names().0.len();
-            let user = segmenter.user_id(&m.username);
-            if user as usize == known {
+            let account = segmenter.account_id(&m.username);
+            if account as usize == known {
                 let tail = writer.take_tail(&m.username).await?;
                 if !tail.is_empty() {
                     let records: Vec<Segment> = tail
                         .into_iter()
                         .map(|r| record(&mut segmenter, r))
                         .collect();
-                    segmenter.resume_user(user, records);
+                    segmenter.resume_account(account, records);
                 }
             }
             let known = segmenter.names().2.len();
@@ -161,7 +161,7 @@ async fn extend_segments(store: &Store, bucket_seconds: i64, page: usize) -> Res
                 }
             }
             let ip = segmenter.ip_id(&m.ip);
-            segmenter.push_ids(user, game, m.timestamp, ip);
+            segmenter.push_ids(account, game, m.timestamp, ip);
         }
         write_settled(&mut writer, &mut segmenter).await?;
     }
@@ -196,12 +196,12 @@ async fn write_settled(
     segmenter: &mut Segmenter,
 ) -> Result<()> {
     let settled = segmenter.take_settled();
-    let (users, ips, _) = segmenter.names();
-    let part: Vec<(UserId, &[Segment])> = settled
+    let (accounts, ips, _) = segmenter.names();
+    let part: Vec<(AccountId, &[Segment])> = settled
         .iter()
         .map(|(u, segs)| (*u, segs.as_slice()))
         .collect();
-    writer.write_users(users, ips, &part).await?;
+    writer.write_accounts(accounts, ips, &part).await?;
     Ok(())
 }
 
@@ -213,7 +213,7 @@ async fn finish(writer: SegmentationWriter<'_>, segmenter: Segmenter, keep: bool
     Ok(Cut {
         segments: keep.then_some(segments),
         counts: saved.counts,
-        users: saved.users as usize,
+        accounts: saved.accounts as usize,
         moves: saved.moves,
         extended: saved.extended,
         rows: saved.rows,

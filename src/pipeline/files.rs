@@ -65,14 +65,14 @@ fn read_segments(
     let tables = read_moves(files, limits, |chunk| {
         if let Some(times) = times.as_deref_mut() {
             for m in chunk {
-                times.push_ids(m.user, m.timestamp, m.ip);
+                times.push_ids(m.account, m.timestamp, m.ip);
             }
         }
         for m in chunk {
             in_order &= m.timestamp >= latest;
             latest = latest.max(m.timestamp);
             if in_order || reference_order {
-                seg.push_ids(m.user, m.game, m.timestamp, m.ip);
+                seg.push_ids(m.account, m.game, m.timestamp, m.ip);
             }
         }
         if keep {
@@ -80,7 +80,7 @@ fn read_segments(
         }
     })?;
     if in_order || reference_order {
-        return Ok(seg.finish_with_names(tables.users, tables.games, tables.ips));
+        return Ok(seg.finish_with_names(tables.accounts, tables.games, tables.ips));
     }
     drop(seg);
     let (mut moves, tables) = if keep {
@@ -93,16 +93,16 @@ fn read_segments(
     moves.sort_by_key(|m| m.timestamp);
     let mut seg = Segmenter::new(bucket_seconds);
     for m in &moves {
-        seg.push_ids(m.user, m.game, m.timestamp, m.ip);
+        seg.push_ids(m.account, m.game, m.timestamp, m.ip);
     }
-    Ok(seg.finish_with_names(tables.users, tables.games, tables.ips))
+    Ok(seg.finish_with_names(tables.accounts, tables.games, tables.ips))
 }
 
 /// A move with its names interned: 24 bytes.
 #[derive(Clone, Copy)]
 struct Compact {
     timestamp: i64,
-    user: u32,
+    account: u32,
     game: u32,
     ip: u32,
 }
@@ -110,13 +110,13 @@ struct Compact {
 /// The names of the moves read.
 #[derive(Default)]
 struct Tables {
-    users: Names,
+    accounts: Names,
     games: Names,
     ips: Names,
 }
 
 /// Moves as a reader hands them over, names not yet interned: each move's
-/// `user`, `game` and `ip` are where its user, game and address end in
+/// `account`, `game` and `ip` are where its account, game and address end in
 /// `text` (each starts where the one before ends).
 struct Chunk {
     moves: Vec<Compact>,
@@ -143,7 +143,7 @@ impl Chunk {
             id
         };
         for m in &mut moves {
-            m.user = next(m.user, &mut t.users);
+            m.account = next(m.account, &mut t.accounts);
             m.game = next(m.game, &mut t.games);
             m.ip = next(m.ip, &mut t.ips);
         }
@@ -259,14 +259,14 @@ fn read_unit(unit: &Unit, limits: &Limits, tx: &SyncSender<Sent>) -> Result<(), 
                 let end =
                     |text: &String| u32::try_from(text.len()).expect("a chunk's names fit in 4 GB");
                 chunk.text.push_str(&m.username);
-                let user = end(&chunk.text);
+                let account = end(&chunk.text);
                 chunk.text.push_str(&m.game);
                 let game = end(&chunk.text);
                 chunk.text.push_str(&m.ip);
                 let ip = end(&chunk.text);
                 chunk.moves.push(Compact {
                     timestamp: m.timestamp,
-                    user,
+                    account,
                     game,
                     ip,
                 });

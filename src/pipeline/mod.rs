@@ -75,9 +75,11 @@ pub async fn move_times(
     // Saved beside the segments by the cut that read the moves; else (a
     // concurrent ingest cut them again meanwhile) read from the moves.
     let saved = store
-        .for_each_time_chunk(segments.bucket_seconds, generation, |user, ips, moves| {
-            times.push_chunk(segments, user, ips, moves)
-        })
+        .for_each_time_chunk(
+            segments.bucket_seconds,
+            generation,
+            |account, ips, moves| times.push_chunk(segments, account, ips, moves),
+        )
         .await?;
     if saved {
         return Ok(times.finish());

@@ -1,6 +1,6 @@
 //! Scans: a season scored from the store's segments and stored. In
 //! reference mode a scan is a rescan of the season's latest scan when that
-//! one allows it: only the pairs naming a user whose season changed are
+//! one allows it: only the pairs naming an account whose season changed are
 //! scored again and stored, as a change to it (`scoring::rescan`).
 
 use super::{move_times, segments};
@@ -28,8 +28,8 @@ pub struct Scanned {
 pub struct Rescanned {
     /// The scan it is stored as a change to.
     pub base: i64,
-    /// Users whose pairs it scored again.
-    pub replaced_users: usize,
+    /// Accounts whose pairs it scored again.
+    pub replaced_accounts: usize,
     /// Directed pairs it scored again.
     pub pairs: usize,
 }
@@ -123,7 +123,7 @@ async fn whole(
     // them, keep running meanwhile.
     let (result, lineage) = tokio::task::block_in_place(|| {
         let result = scoring::scan_with_times(segments, times.as_ref(), season, params)?;
-        // Improved mode's signals read beyond two users: no rescans.
+        // Improved mode's signals read beyond two accounts: no rescans.
         let lineage = (params.mode == Mode::Reference).then(|| Lineage {
             digests: scoring::rescan::digests(segments, season),
             delta: None,
@@ -173,7 +173,7 @@ async fn rescan(
         .scan
         .result
         .flagged()
-        .map(|p| (p.user_a.clone(), p.user_b.clone()))
+        .map(|p| (p.account_a.clone(), p.account_b.clone()))
         .collect();
     let (again, view) = tokio::task::block_in_place(|| {
         let again = scoring::rescan::rescan(segments, season, params, &previous)?;
@@ -201,7 +201,7 @@ async fn rescan(
         season = season.number,
         scan = id,
         base = base.scan.id,
-        replaced_users = replaced,
+        replaced_accounts = replaced,
         pairs_scored = stored.pairs.len(),
         flagged = view.flagged().count(),
         score_ms = scored.as_millis() as u64,
@@ -211,7 +211,7 @@ async fn rescan(
     bar.finish_and_clear();
     let figures = Rescanned {
         base: base.scan.id,
-        replaced_users: replaced,
+        replaced_accounts: replaced,
         pairs: stored.pairs.len(),
     };
     let scan = StoredScan {

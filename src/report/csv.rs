@@ -32,8 +32,8 @@ pub const REFERENCE_CSV_HEADER: [&str; 18] = [
 
 /// The CSV header: the JSON report's pair fields, nested ones joined by dots.
 pub const CSV_HEADER: [&str; 18] = [
-    "user_a",
-    "user_b",
+    "account_a",
+    "account_b",
     "similarity",
     "flagged",
     "sum",
@@ -117,8 +117,8 @@ fn csv_pair<W: Write>(
         w.write_field(&num)
     };
     let e = &p.evidence;
-    w.write_field(csv_cell(&p.user_a).as_bytes())?;
-    w.write_field(csv_cell(&p.user_b).as_bytes())?;
+    w.write_field(csv_cell(&p.account_a).as_bytes())?;
+    w.write_field(csv_cell(&p.account_b).as_bytes())?;
     // Written as the JSON report writes it, digit for digit.
     w.write_field(serde_json::to_string(&p.similarity)?)?;
     field(w, &(p.similarity >= threshold))?;
@@ -159,8 +159,8 @@ pub fn write_reference_csv(out: impl Write, result: &ScanResult, all: bool) -> a
             &mut w,
             [
                 p.similarity.to_string(),
-                csv_cell(&p.user_a).into_owned(),
-                csv_cell(&p.user_b).into_owned(),
+                csv_cell(&p.account_a).into_owned(),
+                csv_cell(&p.account_b).into_owned(),
                 n(Cell::SameIp),
                 n(Cell::OtherIp),
                 n(Cell::BothStalled),
@@ -196,8 +196,8 @@ mod tests {
         let n = CSV_BATCH + CSV_BATCH / 3;
         let pairs = (0..n)
             .map(|i| PairScore {
-                user_a: format!("a{i}"),
-                user_b: format!("=b{i}"),
+                account_a: format!("a{i}"),
+                account_b: format!("=b{i}"),
                 similarity: 1.0 - i as f64 / n as f64,
                 sum: i as i64,
                 weight: 1,
@@ -220,7 +220,7 @@ mod tests {
         let text = String::from_utf8(out).expect("UTF-8");
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), n + 1);
-        assert!(lines[0].starts_with("user_a,user_b,similarity,"));
+        assert!(lines[0].starts_with("account_a,account_b,similarity,"));
         for (i, line) in lines[1..].iter().enumerate() {
             let parity = if i % 2 == 0 { "even" } else { "odd" };
             assert!(

@@ -120,8 +120,8 @@ pub fn write_text_reviewed(
 
 #[derive(Serialize)]
 struct JsonKnown<'a> {
-    user_a: &'a str,
-    user_b: &'a str,
+    account_a: &'a str,
+    account_b: &'a str,
     similarity_ab: Option<f64>,
     similarity_ba: Option<f64>,
     verdict: &'a Verdict,
@@ -129,8 +129,8 @@ struct JsonKnown<'a> {
 
 #[derive(Serialize)]
 struct JsonFlagVerdict<'a> {
-    user_a: &'a str,
-    user_b: &'a str,
+    account_a: &'a str,
+    account_b: &'a str,
     reopened: bool,
     verdict: &'a Verdict,
 }
@@ -157,8 +157,8 @@ pub fn write_json_reviewed(
         .known
         .iter()
         .map(|k| JsonKnown {
-            user_a: k.pair.a,
-            user_b: k.pair.b,
+            account_a: k.pair.a,
+            account_b: k.pair.b,
             similarity_ab: s(k.pair.ab),
             similarity_ba: s(k.pair.ba),
             verdict: k.verdict,
@@ -170,8 +170,8 @@ pub fn write_json_reviewed(
         .iter()
         .filter_map(|f| {
             Some(JsonFlagVerdict {
-                user_a: f.pair.a,
-                user_b: f.pair.b,
+                account_a: f.pair.a,
+                account_b: f.pair.b,
                 reopened: f.reopened,
                 verdict: f.verdict?,
             })
@@ -213,7 +213,7 @@ pub fn write_csv_reviewed(
         status.insert((k.pair.a, k.pair.b), ["known", k.verdict.kind.as_str()]);
     }
     write_csv(out, result, all, ["status", "verdict"], |p| {
-        let (a, b) = (p.user_a.as_str(), p.user_b.as_str());
+        let (a, b) = (p.account_a.as_str(), p.account_b.as_str());
         let key = if a < b { (a, b) } else { (b, a) };
         status.get(&key).copied().unwrap_or(["scored", ""])
     })

@@ -118,7 +118,7 @@ fn highlights(result: &ScanResult, members: &[String]) -> Vec<viz::Highlight> {
     let inside = |u: &str| members.iter().any(|m| m == u);
     let mut all: Vec<(i64, i64, String)> = Vec::new();
     for p in &result.pairs {
-        if p.similarity < t || !inside(&p.user_a) || !inside(&p.user_b) {
+        if p.similarity < t || !inside(&p.account_a) || !inside(&p.account_b) {
             continue;
         }
         for c in p.evidence.top_buckets.iter().filter(|c| c.score > 0) {
@@ -128,8 +128,8 @@ fn highlights(result: &ScanResult, members: &[String]) -> Vec<viz::Highlight> {
                 format!(
                     "{:+} for {} \u{2192} {}: {}",
                     c.score,
-                    p.user_a,
-                    p.user_b,
+                    p.account_a,
+                    p.account_b,
                     c.cell.describe()
                 ),
             ));

@@ -36,18 +36,20 @@ pub fn golden_folders() -> Vec<PathBuf> {
 }
 
 /// Directed pairs and similarities of a CSV with the columns `similarity`,
-/// `user_a` and `user_b` anywhere (`--format csv`, `--format reference-csv`
-/// and the reference's own files).
+/// `account_a` and `account_b` anywhere (`--format csv`), or `user_a` and
+/// `user_b` as the reference names them (`--format reference-csv` and the
+/// reference's own files).
 pub fn pairs_of_csv(text: &str) -> Vec<(String, String, f64)> {
     let mut r = csv::Reader::from_reader(text.as_bytes());
     let header = r.headers().expect("CSV header").clone();
-    let col = |name: &str| {
+    let col = |names: &[&str]| {
         header
             .iter()
-            .position(|h| h == name)
-            .unwrap_or_else(|| panic!("no column {name} in {header:?}"))
+            .position(|h| names.contains(&h))
+            .unwrap_or_else(|| panic!("no column {names:?} in {header:?}"))
     };
-    let (s, a, b) = (col("similarity"), col("user_a"), col("user_b"));
+    let s = col(&["similarity"]);
+    let (a, b) = (col(&["account_a", "user_a"]), col(&["account_b", "user_b"]));
     let mut out: Vec<(String, String, f64)> = r
         .records()
         .map(|rec| {
@@ -115,7 +117,7 @@ pub fn parts_by_time(fractions: &[f64]) -> Vec<Vec<String>> {
     golden_parts_by_time("random/01", fractions)
 }
 
-/// [`parts_by_time`] of another golden log (`random/03`: 57 users).
+/// [`parts_by_time`] of another golden log (`random/03`: 57 accounts).
 pub fn golden_parts_by_time(name: &str, fractions: &[f64]) -> Vec<Vec<String>> {
     let text = std::fs::read_to_string(golden_dir().join(name).join("input.jsonl")).unwrap();
     let mut lines: Vec<(String, String)> = text

@@ -102,8 +102,8 @@ pub fn report_core(v: &Value) -> (Value, Vec<(String, String, f64)>, Value) {
         .iter()
         .map(|p| {
             (
-                p["user_a"].as_str().unwrap().to_owned(),
-                p["user_b"].as_str().unwrap().to_owned(),
+                p["account_a"].as_str().unwrap().to_owned(),
+                p["account_b"].as_str().unwrap().to_owned(),
                 p["similarity"].as_f64().unwrap(),
             )
         })

@@ -152,7 +152,7 @@ mod tests {
     fn svg_crate_escapes_text_and_attributes_once() {
         let text = Text::new("<b>&\"'").to_string();
         assert_eq!(text, "<text>\n&lt;b&gt;&amp;\"'\n</text>");
-        let rect = Rectangle::new().set("data-user", "<b>&\"'").to_string();
-        assert_eq!(rect, r#"<rect data-user="&lt;b&gt;&amp;&quot;&apos;"/>"#);
+        let rect = Rectangle::new().set("data-account", "<b>&\"'").to_string();
+        assert_eq!(rect, r#"<rect data-account="&lt;b&gt;&amp;&quot;&apos;"/>"#);
     }
 }

@@ -37,11 +37,16 @@ pub fn explain(
     pseudonyms: &IpPseudonyms,
 ) -> Result<String, ExplainError> {
     for u in [a, b] {
-        if segments.users.get(u).is_none() {
+        if segments.accounts.get(u).is_none() {
             return Err(ExplainError::UnknownAccount(terminal(u).into_owned()));
         }
     }
-    let find = |x: &str, y: &str| result.pairs.iter().find(|p| p.user_a == x && p.user_b == y);
+    let find = |x: &str, y: &str| {
+        result
+            .pairs
+            .iter()
+            .find(|p| p.account_a == x && p.account_b == y)
+    };
     let (ab, ba) = (find(a, b), find(b, a));
     // From here on the names are only shown: escaped for the terminal.
     let sa = scoring::in_season(segments.of(a), season);

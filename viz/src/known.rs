@@ -43,7 +43,7 @@ pub fn verdict_sections_html(triage: &Triage, margin: f64) -> String {
     if !with_verdict.is_empty() {
         h.push_str(
             "<section id=\"flag-verdicts\">\n<h2>Flagged pairs with a verdict</h2>\n<table>\n\
-             <thead><tr><th>user a</th><th>user b</th><th>sim(a,b)</th><th>sim(b,a)</th>\
+             <thead><tr><th>account a</th><th>account b</th><th>sim(a,b)</th><th>sim(b,a)</th>\
              <th>verdict</th></tr></thead>\n<tbody>\n",
         );
         for f in with_verdict {
@@ -74,7 +74,7 @@ pub fn verdict_sections_html(triage: &Triage, margin: f64) -> String {
         h.push_str(
             "<section id=\"known-relationships\">\n<h2>Known relationships</h2>\n\
              <p class=\"note\">Pairs decided different people or cleared: not flagged, no alert; \
-             their current scores.</p>\n<table>\n<thead><tr><th>user a</th><th>user b</th>\
+             their current scores.</p>\n<table>\n<thead><tr><th>account a</th><th>account b</th>\
              <th>sim(a,b)</th><th>sim(b,a)</th><th>verdict</th></tr></thead>\n<tbody>\n",
         );
         for k in &triage.known {

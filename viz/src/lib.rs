@@ -15,7 +15,7 @@
 //! score. It takes data ([`schema::Segments`], similarities, a
 //! [`schema::ScanResult`]) and returns data (an [`svg::Document`] or a
 //! `String`); the caller decides where to write it. Output is deterministic:
-//! the same input gives the same bytes (users sorted by name, a fixed colour
+//! the same input gives the same bytes (accounts sorted by name, a fixed colour
 //! palette, no generation timestamps).
 //!
 //! Every user-supplied string (usernames, IPs, titles, file names) is
@@ -43,17 +43,17 @@ pub use known::verdict_sections_html;
 pub use overview::overview;
 pub use timeline::{timeline, Highlight, TimelineOptions};
 
-/// The colours given to users, in order of their sorted names: the
+/// The colours given to accounts, in order of their sorted names: the
 /// Okabe–Ito palette, told apart with every common colour-vision deficiency
-/// (its yellow is left out: too pale on white). Users also get a shape
+/// (its yellow is left out: too pale on white). Accounts also get a shape
 /// ([`SHAPES`]), so two marks never differ by colour alone. A picture with
-/// more users than colours reuses them from the start.
+/// more accounts than colours reuses them from the start.
 pub const PALETTE: [&str; 7] = [
     "#0072b2", "#e69f00", "#009e73", "#d55e00", "#cc79a7", "#56b4e9", "#000000",
 ];
 
-/// The shape of each user's move marks, index-aligned with [`PALETTE`] but of
-/// another length, so colour and shape repeat together only after 42 users.
+/// The shape of each account's move marks, index-aligned with [`PALETTE`] but of
+/// another length, so colour and shape repeat together only after 42 accounts.
 pub const SHAPES: [Shape; 6] = [
     Shape::Square,
     Shape::Circle,
@@ -87,12 +87,12 @@ impl Shape {
     }
 }
 
-/// The colour of the `i`-th user (0-based, in sorted order).
+/// The colour of the `i`-th account (0-based, in sorted order).
 pub fn colour(i: usize) -> &'static str {
     PALETTE[i % PALETTE.len()]
 }
 
-/// The shape of the `i`-th user's moves.
+/// The shape of the `i`-th account's moves.
 pub fn shape(i: usize) -> Shape {
     SHAPES[i % SHAPES.len()]
 }

@@ -1,4 +1,4 @@
-//! Mark shapes: each user's moves get a shape as well as a colour
+//! Mark shapes: each account's moves get a shape as well as a colour
 //! ([`crate::shape`]), so two accounts never differ by colour alone.
 //!
 //! A mark is a nested `<svg>` with `x`, `y`, `width`, `height` and a

@@ -4,7 +4,7 @@
 //! shows at a glance when the accounts played and which days hold the
 //! strongest evidence (a star over the day).
 //!
-//! Cells have `class="day"` with `data-user` and `data-day` (`YYYY-MM-DD`)
+//! Cells have `class="day"` with `data-account` and `data-day` (`YYYY-MM-DD`)
 //! and a tooltip naming the moves, stalled buckets and IPs of that day (IP
 //! pseudonyms from [`TimelineOptions::pseudonyms`], never raw addresses
 //! unless [`TimelineOptions::show_ips`]).
@@ -30,10 +30,10 @@ struct Day {
     ips: BTreeSet<IpId>,
 }
 
-/// Draws the overview of `users` (sorted by name, duplicates dropped) over
+/// Draws the overview of `accounts` (sorted by name, duplicates dropped) over
 /// `opts.from..opts.to`.
-pub fn overview(segments: &Segments, users: &[&str], opts: &TimelineOptions) -> Document {
-    let mut names: Vec<&str> = users.to_vec();
+pub fn overview(segments: &Segments, accounts: &[&str], opts: &TimelineOptions) -> Document {
+    let mut names: Vec<&str> = accounts.to_vec();
     names.sort_unstable();
     names.dedup();
     let days = days_of(segments, &names, opts);
@@ -204,7 +204,7 @@ fn day_cell(
     segments: &Segments,
     opts: &TimelineOptions,
     name: &str,
-    user: usize,
+    account: usize,
     day: i64,
     d: &Day,
     most: u32,
@@ -222,13 +222,13 @@ fn day_cell(
         ("#999999".to_owned(), 0.5)
     } else {
         (
-            crate::colour(user).to_owned(),
+            crate::colour(account).to_owned(),
             0.3 + 0.7 * f64::from(d.moves) / f64::from(most),
         )
     };
     Rectangle::new()
         .set("class", "day")
-        .set("data-user", xml_safe(name).into_owned())
+        .set("data-account", xml_safe(name).into_owned())
         .set("data-day", utc_date(date))
         .set("x", px(x + 0.5))
         .set("y", px(y + 2.0))

@@ -15,11 +15,11 @@ const HOSTILE: [&str; 5] = [
 
 fn hostile_segments() -> schema::Segments {
     let mut b = Build::new(1800);
-    for (i, user) in HOSTILE.iter().enumerate() {
+    for (i, account) in HOSTILE.iter().enumerate() {
         let t = T0 + i as i64 * HOUR;
-        b.moved(user, t, "<img src=x onerror=alert(1)>", 1)
-            .stalled(user, t + 3 * HOUR, Some("\"><script>x</script>"))
-            .moved(user, t + 4 * HOUR, "\"><script>x</script>", 2);
+        b.moved(account, t, "<img src=x onerror=alert(1)>", 1)
+            .stalled(account, t + 3 * HOUR, Some("\"><script>x</script>"))
+            .moved(account, t + 4 * HOUR, "\"><script>x</script>", 2);
     }
     b.finish()
 }
@@ -51,7 +51,7 @@ fn timeline_escapes_usernames_ips_and_title() {
         let doc = parse(&svg);
         // Parsed (unescaped once) text and attributes are the raw strings.
         let legend: Vec<&str> = with_class(&doc, "legend-entry")
-            .map(|e| e.attribute("data-user").expect("data-user"))
+            .map(|e| e.attribute("data-account").expect("data-account"))
             .collect();
         let mut sorted = HOSTILE.to_vec();
         sorted.sort();
@@ -62,7 +62,7 @@ fn timeline_escapes_usernames_ips_and_title() {
                 .find(|c| c.has_tag_name("text"))
                 .and_then(|t| t.text())
                 .expect("legend text");
-            assert_eq!(Some(text.trim()), entry.attribute("data-user"));
+            assert_eq!(Some(text.trim()), entry.attribute("data-account"));
         }
         let title = with_class(&doc, "title").next().and_then(|t| t.text());
         assert_eq!(title.map(str::trim), Some("<script>t</script> & co"));
@@ -92,7 +92,7 @@ fn control_characters_do_not_break_the_xml() {
     .to_string();
     let doc = parse(&svg);
     assert!(with_class(&doc, "legend-entry")
-        .any(|e| e.attribute("data-user") == Some("bell\u{FFFD}user")));
+        .any(|e| e.attribute("data-account") == Some("bell\u{FFFD}user")));
 }
 
 #[test]

@@ -50,19 +50,19 @@ fn has_colour(colours: &BTreeSet<[u8; 3]>, hex: &str, tolerance: u8) -> bool {
 }
 
 #[test]
-fn timeline_renders_with_every_users_colour() {
-    let (s, users) = big_clique();
-    let users: Vec<&str> = users.iter().map(String::as_str).collect();
+fn timeline_renders_with_every_accounts_colour() {
+    let (s, accounts) = big_clique();
+    let accounts: Vec<&str> = accounts.iter().map(String::as_str).collect();
     let opts = viz::TimelineOptions {
         to: Some(T0 + 10 * DAY),
         ..Default::default()
     };
-    let svg = viz::timeline(&s, &users, &opts).to_string();
+    let svg = viz::timeline(&s, &accounts, &opts).to_string();
     let (size, colours) = rasterise(&svg);
     assert_eq!(size, declared_size(&svg));
     assert!(colours.len() >= 10, "{} colours", colours.len());
-    for i in 0..users.len() {
-        assert!(has_colour(&colours, viz::colour(i), 0), "user {i}");
+    for i in 0..accounts.len() {
+        assert!(has_colour(&colours, viz::colour(i), 0), "account {i}");
     }
 }
 

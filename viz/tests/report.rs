@@ -257,7 +257,7 @@ fn rows_of<'a, 'i>(node: roxmltree::Node<'a, 'i>, class: &str) -> Vec<roxmltree:
 fn similarities_are_rounded_and_flags_marked_apart() {
     let mut result = scan_result(["ann", "ben", "cat", "dan", "eve"]);
     for p in &mut result.pairs {
-        if p.user_a == "dan" {
+        if p.account_a == "dan" {
             p.similarity = 0.899_99;
         }
     }

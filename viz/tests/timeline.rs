@@ -6,8 +6,8 @@ use common::*;
 use detect_viz as viz;
 use viz::{timeline, TimelineOptions};
 
-fn render(segments: &schema::Segments, users: &[&str], opts: &TimelineOptions) -> String {
-    timeline(segments, users, opts).to_string()
+fn render(segments: &schema::Segments, accounts: &[&str], opts: &TimelineOptions) -> String {
+    timeline(segments, accounts, opts).to_string()
 }
 
 fn opts() -> TimelineOptions {
@@ -62,19 +62,19 @@ fn one_column_per_ip_after_folding_and_one_mark_per_record() {
 
     for mark in with_class(&doc, "move").chain(with_class(&doc, "stall")) {
         let tip = tooltip(mark).expect("every mark has a tooltip");
-        let user = mark.attribute("data-user").expect("data-user");
-        assert!(tip.starts_with(&format!("{user} · ")), "{tip}");
+        let account = mark.attribute("data-account").expect("data-account");
+        assert!(tip.starts_with(&format!("{account} · ")), "{tip}");
         assert!(tip.ends_with("move") || tip.ends_with("moves") || tip.ends_with("stalled"));
     }
     let first = with_class(&doc, "move")
-        .find(|m| m.attribute("data-user") == Some("alice"))
+        .find(|m| m.attribute("data-account") == Some("alice"))
         .expect("alice moved");
     assert_eq!(
         tooltip(first).as_deref(),
         Some("alice · 2015-05-03 01:00 UTC · IP-1 · 2 moves")
     );
     let folded = with_class(&doc, "stall")
-        .find(|m| m.attribute("data-user") == Some("bob"))
+        .find(|m| m.attribute("data-account") == Some("bob"))
         .expect("bob stalled");
     assert_eq!(
         tooltip(folded).as_deref(),
@@ -83,11 +83,11 @@ fn one_column_per_ip_after_folding_and_one_mark_per_record() {
 }
 
 #[test]
-fn legend_lists_every_user_sorted_even_without_marks() {
+fn legend_lists_every_account_sorted_even_without_marks() {
     let svg = render(&small(), &["carol", "bob", "alice", "bob"], &opts());
     let doc = parse(&svg);
     let entries: Vec<&str> = with_class(&doc, "legend-entry")
-        .map(|e| e.attribute("data-user").expect("data-user"))
+        .map(|e| e.attribute("data-account").expect("data-account"))
         .collect();
     assert_eq!(entries, ["alice", "bob", "carol"]);
     let fills: Vec<&str> = with_class(&doc, "legend-entry")
@@ -99,15 +99,15 @@ fn legend_lists_every_user_sorted_even_without_marks() {
         })
         .collect();
     assert_eq!(fills, [viz::colour(0), viz::colour(1), viz::colour(2)]);
-    // Marks take their user's legend colour.
+    // Marks take their account's legend colour.
     for mark in with_class(&doc, "move") {
         let i = entries
             .iter()
-            .position(|u| Some(*u) == mark.attribute("data-user"))
-            .expect("known user");
+            .position(|u| Some(*u) == mark.attribute("data-account"))
+            .expect("known account");
         assert_eq!(mark.attribute("fill"), Some(viz::colour(i)));
     }
-    assert!(!with_class(&doc, "move").any(|m| m.attribute("data-user") == Some("carol")));
+    assert!(!with_class(&doc, "move").any(|m| m.attribute("data-account") == Some("carol")));
 }
 
 #[test]
@@ -164,7 +164,7 @@ fn marks_run_down_the_page_in_time_order() {
 }
 
 #[test]
-fn pseudonyms_follow_first_use_by_time_then_user_name() {
+fn pseudonyms_follow_first_use_by_time_then_account_name() {
     let mut b = Build::new(1800);
     b.moved("zed", T0, "9.9.9.9", 1)
         .moved("amy", T0 + 100, "8.8.8.8", 1)
@@ -183,8 +183,8 @@ fn pseudonyms_follow_first_use_by_time_then_user_name() {
         })
         .collect();
     marks.sort();
-    let ip = |user: &str, time: &str| {
-        let prefix = format!("{user} · 2015-05-03 {time} UTC · ");
+    let ip = |account: &str, time: &str| {
+        let prefix = format!("{account} · 2015-05-03 {time} UTC · ");
         marks
             .iter()
             .find(|(tip, _)| tip.starts_with(&prefix))
@@ -211,7 +211,7 @@ fn show_ips_labels_columns_with_addresses_but_keeps_pseudonyms_in_attributes() {
         .collect();
     assert_eq!(labels, ["1.1.1.1", "2.2.2.2", "other IPs"]);
     let tip = with_class(&doc, "stall")
-        .find(|m| m.attribute("data-user") == Some("bob"))
+        .find(|m| m.attribute("data-account") == Some("bob"))
         .and_then(tooltip)
         .expect("tooltip");
     assert!(tip.contains("4.4.4.4 (other IPs)"), "{tip}");
@@ -242,7 +242,7 @@ fn from_and_to_restrict_the_range() {
     assert_eq!(with_class(&doc, "move").count(), moves);
     assert_eq!(with_class(&doc, "stall").count(), stalls);
     // Pseudonyms are numbered within the range: bob's stall at 25h names
-    // 4.4.4.4 first. Both IPs are single-user and brief, but folding every
+    // 4.4.4.4 first. Both IPs are single-account and brief, but folding every
     // IP would leave one column, so nothing is folded.
     let columns: Vec<&str> = with_class(&doc, "ip-column")
         .map(|g| g.attribute("data-ip").expect("data-ip"))
@@ -308,10 +308,10 @@ fn stalls_without_a_next_ip_go_to_the_other_column() {
 
 #[test]
 fn a_big_clique_folds_into_a_readable_width() {
-    let (s, users) = big_clique();
-    let users: Vec<&str> = users.iter().map(String::as_str).collect();
+    let (s, accounts) = big_clique();
+    let accounts: Vec<&str> = accounts.iter().map(String::as_str).collect();
     assert_eq!(s.ips.len(), 30);
-    let svg = render(&s, &users, &opts());
+    let svg = render(&s, &accounts, &opts());
     let doc = parse(&svg);
     let width = number(doc.root_element(), "width");
     let height = number(doc.root_element(), "height");
@@ -326,37 +326,47 @@ fn a_big_clique_folds_into_a_readable_width() {
         .collect();
     assert_eq!(columns.len(), 4, "{columns:?}");
     assert_eq!(columns.last(), Some(&"other"));
-    let (moves, stalls) = count_marks(&s, &users, i64::MIN, i64::MAX);
+    let (moves, stalls) = count_marks(&s, &accounts, i64::MIN, i64::MAX);
     assert_eq!(with_class(&doc, "move").count(), moves);
     assert_eq!(with_class(&doc, "stall").count(), stalls);
     assert_eq!(with_class(&doc, "legend-entry").count(), 8);
 }
 
-/// Many IPs never shrink the strips out of sight: each user's strip stays
+/// Many IPs never shrink the strips out of sight: each account's strip stays
 /// at least 12 px wide and the picture grows wider instead (the report
 /// scrolls it).
 #[test]
 fn many_shared_ips_keep_readable_strips() {
     // 30 IPs, each used by two accounts in many buckets: nothing to fold.
-    let users: Vec<String> = (1..=8).map(|i| format!("u{i}")).collect();
+    let accounts: Vec<String> = (1..=8).map(|i| format!("u{i}")).collect();
     let mut b = Build::new(1800);
     for ip in 0..30i64 {
         for k in 0..6i64 {
-            let user = &users[((ip + k) % 8) as usize];
-            b.moved(user, T0 + (ip * 6 + k) * HOUR, &format!("10.1.{ip}.1"), 1);
+            let account = &accounts[((ip + k) % 8) as usize];
+            b.moved(
+                account,
+                T0 + (ip * 6 + k) * HOUR,
+                &format!("10.1.{ip}.1"),
+                1,
+            );
         }
     }
-    let users: Vec<&str> = users.iter().map(String::as_str).collect();
-    let svg = render(&b.finish(), &users, &opts());
+    let accounts: Vec<&str> = accounts.iter().map(String::as_str).collect();
+    let svg = render(&b.finish(), &accounts, &opts());
     let doc = parse(&svg);
     assert_eq!(with_class(&doc, "ip-column").count(), 30);
     assert!(number(doc.root_element(), "width") >= 30.0 * 8.0 * 12.0);
-    // In one column, neighbouring users' marks sit a strip (>= 12 px) apart.
+    // In one column, neighbouring accounts' marks sit a strip (>= 12 px) apart.
     let column = with_class(&doc, "ip-column").next().expect("a column");
     let mut xs: Vec<(String, f64)> = column
         .descendants()
         .filter(|n| n.attribute("class") == Some("move"))
-        .map(|m| (m.attribute("data-user").unwrap().to_owned(), number(m, "x")))
+        .map(|m| {
+            (
+                m.attribute("data-account").unwrap().to_owned(),
+                number(m, "x"),
+            )
+        })
         .collect();
     xs.sort_by(|a, b| a.1.total_cmp(&b.1));
     xs.dedup_by(|a, b| a.0 == b.0);
@@ -366,24 +376,31 @@ fn many_shared_ips_keep_readable_strips() {
     }
 }
 
-/// Each user's moves differ by shape as well as colour, and the legend shows
+/// Each account's moves differ by shape as well as colour, and the legend shows
 /// both.
 #[test]
-fn users_get_distinct_shapes_and_colours() {
+fn accounts_get_distinct_shapes_and_colours() {
     let svg = render(&small(), &["alice", "bob", "carol"], &opts());
     let doc = parse(&svg);
-    let mut by_user: std::collections::BTreeMap<&str, (&str, &str)> = Default::default();
+    let mut by_account: std::collections::BTreeMap<&str, (&str, &str)> = Default::default();
     for m in with_class(&doc, "move") {
-        let user = m.attribute("data-user").unwrap();
+        let account = m.attribute("data-account").unwrap();
         let look = (
             m.attribute("data-shape").unwrap(),
             m.attribute("fill").unwrap(),
         );
-        assert_eq!(*by_user.entry(user).or_insert(look), look, "{user}");
+        assert_eq!(
+            *by_account.entry(account).or_insert(look),
+            look,
+            "{account}"
+        );
     }
-    let shapes: std::collections::BTreeSet<&str> = by_user.values().map(|l| l.0).collect();
-    let fills: std::collections::BTreeSet<&str> = by_user.values().map(|l| l.1).collect();
-    assert_eq!((shapes.len(), fills.len()), (by_user.len(), by_user.len()));
+    let shapes: std::collections::BTreeSet<&str> = by_account.values().map(|l| l.0).collect();
+    let fills: std::collections::BTreeSet<&str> = by_account.values().map(|l| l.1).collect();
+    assert_eq!(
+        (shapes.len(), fills.len()),
+        (by_account.len(), by_account.len())
+    );
     for entry in with_class(&doc, "legend-entry") {
         assert!(entry
             .descendants()
@@ -460,7 +477,10 @@ fn overview_has_a_row_per_account_and_a_cell_per_day() {
     assert!(!cells.is_empty());
     for c in &cells {
         let tip = tooltip(*c).expect("tooltip");
-        assert!(tip.starts_with(c.attribute("data-user").unwrap()), "{tip}");
+        assert!(
+            tip.starts_with(c.attribute("data-account").unwrap()),
+            "{tip}"
+        );
         assert!(!tip.contains("1.1.1.1"), "{tip}");
     }
     assert!(cells
@@ -478,9 +498,9 @@ fn nothing_to_draw_still_gives_a_valid_picture() {
 }
 
 #[test]
-fn output_is_deterministic_and_independent_of_user_order() {
-    let (s, users) = big_clique();
-    let mut names: Vec<&str> = users.iter().map(String::as_str).collect();
+fn output_is_deterministic_and_independent_of_account_order() {
+    let (s, accounts) = big_clique();
+    let mut names: Vec<&str> = accounts.iter().map(String::as_str).collect();
     let a = render(&s, &names, &opts());
     names.reverse();
     let b = render(&s, &names, &opts());

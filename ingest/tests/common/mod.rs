@@ -8,7 +8,7 @@ use schema::Move;
 pub const K0: i64 = 1_430_647_200;
 pub const B: i64 = 1800;
 
-/// Moves of 4 users in 3 games from 3 IPs over about two days, sorted by
+/// Moves of 4 accounts in 3 games from 3 IPs over about two days, sorted by
 /// time (ties keep their order).
 pub fn moves() -> impl Strategy<Value = Vec<Move>> {
     prop::collection::vec((0..4u8, 0..3u8, 0..100_000i64, 0..3u8), 0..120).prop_map(|raw| {

@@ -10,10 +10,10 @@ use sqlx::Row;
 pub struct AccountPair {
     pub season: u32,
     pub scan_id: i64,
-    pub user_a: String,
-    pub user_b: String,
+    pub account_a: String,
+    pub account_b: String,
     pub similarity: f64,
-    /// Windows of `user_a` where both moved from one IP.
+    /// Windows of `account_a` where both moved from one IP.
     pub same_ip_count: u64,
     /// The scan's threshold and bucket size, and its season's time bounds.
     pub threshold: f64,
@@ -51,13 +51,13 @@ impl Store {
             let mut pairs = self
                 .scan_pairs(scan_id, PairFilter::Naming(account))
                 .await?;
-            pairs.sort_by(|x, y| (&x.user_a, &x.user_b).cmp(&(&y.user_a, &y.user_b)));
+            pairs.sort_by(|x, y| (&x.account_a, &x.account_b).cmp(&(&y.account_a, &y.account_b)));
             for p in pairs {
                 out.push(AccountPair {
                     season: r.try_get::<i64, _>(0)? as u32,
                     scan_id,
-                    user_a: p.user_a,
-                    user_b: p.user_b,
+                    account_a: p.account_a,
+                    account_b: p.account_b,
                     similarity: p.similarity,
                     same_ip_count: p.evidence.tally(crate::model::Cell::SameIp).count,
                     threshold: r.try_get(2)?,

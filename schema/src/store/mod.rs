@@ -19,7 +19,7 @@
 //! addresses a scan left out for crowding), `marks` (the daemon's
 //! high-water marks), `pseudonyms` (IP pseudonyms per season),
 //! `verdicts` and `audit` (append-only), `alerts` (alerts delivered),
-//! `users` (accounts of the tool and their sessions), `links` (look-ups
+//! `users` (the workbench's users and their sessions), `links` (look-ups
 //! across scans for the web pages); `sql` holds the batched insert helper
 //! they share.
 
@@ -114,7 +114,7 @@ pub enum Backend {
     Postgres,
 }
 
-/// Turns what a user typed into a sqlx URL: a bare path is an SQLite file.
+/// Turns a store's address as given (`--db`) into a sqlx URL: a bare path is an SQLite file.
 /// Another scheme (`mysql://`, `foo://`) is kept as it is, and
 /// [`Store::open`] refuses it.
 pub fn normalize_url(url: &str) -> String {
@@ -178,7 +178,7 @@ pub struct Store {
     /// segmentation, scan, pseudonym and verdict belongs to one site, and a
     /// handle never sees another site's rows (see [`Store::with_site`]).
     pub(super) site: std::sync::Arc<str>,
-    /// Bytes at which a chunk of a user's segments is saved (smaller in
+    /// Bytes at which a chunk of an account's segments is saved (smaller in
     /// tests, to make many).
     pub(super) chunk_bytes: usize,
 }

@@ -128,7 +128,7 @@ impl Store {
                     );
                 }
                 for p in &read[&level.id] {
-                    if !replaced.contains(&p.user_a) && !replaced.contains(&p.user_b) {
+                    if !replaced.contains(&p.account_a) && !replaced.contains(&p.account_b) {
                         best = Some(best.map_or(p.similarity, |b: f64| b.max(p.similarity)));
                     }
                 }

@@ -2,7 +2,7 @@
 //! equal to [`super::score_rows`] called for `(a, b)` and for `(b, a)`.
 //!
 //! The two directions read the same words of the same rows; only which
-//! user's records are walked differs. And the address test of a bucket in
+//! account's records are walked differs. And the address test of a bucket in
 //! which both moved ("a window of `a` and one of `b` share an address") is
 //! symmetric, so it is made once for both directions. Each direction keeps
 //! its own tally, fed in the same order as [`super::score_rows`] feeds it

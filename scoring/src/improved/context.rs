@@ -5,7 +5,7 @@ use super::handoffs::{MoveIndex, MoveTimes};
 use super::moved::MovedRows;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use schema::{Epoch, IpDay, IpId, Season, Segments, UserId};
+use schema::{AccountId, Epoch, IpDay, IpId, Season, Segments};
 use std::net::IpAddr;
 
 /// An address with at most this many accounts on a day counts fully.
@@ -47,16 +47,16 @@ pub struct Context<'s> {
     crowd: FxHashMap<(i64, IpId), u32>,
     /// The network of each address id (`None`: unknown).
     networks: Vec<Option<u128>>,
-    /// Per user: where its sightings begin in `segments.ip_days` (one more
-    /// entry than users, the last the end).
+    /// Per account: where its sightings begin in `segments.ip_days` (one more
+    /// entry than accounts, the last the end).
     ip_days_from: Vec<u32>,
-    /// Per user: the bit rows the reference score is walked on.
+    /// Per account: the bit rows the reference score is walked on.
     rows: Vec<Option<crate::bits::Rows>>,
-    /// Per user: what the signals read of it alone.
+    /// Per account: what the signals read of it alone.
     own: Vec<Own>,
 }
 
-/// What the signals read of one user alone, in the season.
+/// What the signals read of one account alone, in the season.
 #[derive(Debug, Clone, Default)]
 struct Own {
     /// Buckets moved in and sittings.
@@ -70,17 +70,17 @@ struct Own {
 }
 
 impl<'s> Context<'s> {
-    /// The context of every user of `segments`.
+    /// The context of every account of `segments`.
     pub fn new(segments: &'s Segments, season: &'s Season, times: &'s MoveTimes) -> Self {
         Self::build(segments, season, times, None)
     }
 
-    /// The context of the users in `pairs` alone (what a scan reads).
+    /// The context of the accounts in `pairs` alone (what a scan reads).
     pub fn for_pairs(
         segments: &'s Segments,
         season: &'s Season,
         times: &'s MoveTimes,
-        pairs: &[(UserId, UserId)],
+        pairs: &[(AccountId, AccountId)],
     ) -> Self {
         Self::build(segments, season, times, Some(pairs))
     }
@@ -89,9 +89,9 @@ impl<'s> Context<'s> {
         segments: &'s Segments,
         season: &'s Season,
         times: &'s MoveTimes,
-        pairs: Option<&[(UserId, UserId)]>,
+        pairs: Option<&[(AccountId, AccountId)]>,
     ) -> Self {
-        let mut wanted = vec![pairs.is_none(); segments.by_user.len()];
+        let mut wanted = vec![pairs.is_none(); segments.by_account.len()];
         for &(x, y) in pairs.unwrap_or_default() {
             wanted[x as usize] = true;
             wanted[y as usize] = true;
@@ -104,16 +104,21 @@ impl<'s> Context<'s> {
                     .zip(wanted)
                     .enumerate()
                     .map(|(u, (rows, wanted))| {
-                        let own = wanted.then(|| own(segments, season, times, u as UserId, &rows));
+                        let own =
+                            wanted.then(|| own(segments, season, times, u as AccountId, &rows));
                         (rows, own.unwrap_or_default())
                     })
                     .unzip()
             },
         );
-        let users = segments.by_user.len().max(segments.users.len());
-        let mut ip_days_from = Vec::with_capacity(users + 1);
-        for u in 0..=users {
-            ip_days_from.push(segments.ip_days.partition_point(|d| (d.user as usize) < u) as u32);
+        let accounts = segments.by_account.len().max(segments.accounts.len());
+        let mut ip_days_from = Vec::with_capacity(accounts + 1);
+        for u in 0..=accounts {
+            ip_days_from.push(
+                segments
+                    .ip_days
+                    .partition_point(|d| (d.account as usize) < u) as u32,
+            );
         }
         Context {
             segments,
@@ -128,47 +133,57 @@ impl<'s> Context<'s> {
     }
 
     /// The reference scores of `(a, b)` and `(b, a)`, in one pass.
-    pub fn references(&self, a: UserId, b: UserId) -> (crate::PairOutcome, crate::PairOutcome) {
+    pub fn references(
+        &self,
+        a: AccountId,
+        b: AccountId,
+    ) -> (crate::PairOutcome, crate::PairOutcome) {
         crate::score_directed_both(self.segments, self.season, &self.rows, a, b)
     }
 
-    /// The in-season moved buckets of `user`; `None` when its segments do
+    /// The in-season moved buckets of `account`; `None` when its segments do
     /// not start on multiples of the bucket size (never from the segmenter).
-    pub fn moved(&self, user: UserId) -> Option<crate::bits::MovedBuckets<'_>> {
-        self.rows[user as usize]
+    pub fn moved(&self, account: AccountId) -> Option<crate::bits::MovedBuckets<'_>> {
+        self.rows[account as usize]
             .as_ref()
             .map(crate::bits::Rows::moved_buckets)
     }
 
-    /// The in-season moved buckets of `user` as bit rows and lists by
+    /// The in-season moved buckets of `account` as bit rows and lists by
     /// address, with the buckets themselves; `None` as for [`Self::moved`].
-    pub fn moved_rows(&self, user: UserId) -> Option<(&MovedRows, crate::bits::MovedBuckets<'_>)> {
-        Some((self.own[user as usize].moved.as_ref()?, self.moved(user)?))
+    pub fn moved_rows(
+        &self,
+        account: AccountId,
+    ) -> Option<(&MovedRows, crate::bits::MovedBuckets<'_>)> {
+        Some((
+            self.own[account as usize].moved.as_ref()?,
+            self.moved(account)?,
+        ))
     }
 
-    /// The in-season segments of `user`.
-    pub fn in_season(&self, user: UserId) -> &'s [schema::Segment] {
-        crate::in_season(&self.segments.by_user[user as usize], self.season)
+    /// The in-season segments of `account`.
+    pub fn in_season(&self, account: AccountId) -> &'s [schema::Segment] {
+        crate::in_season(&self.segments.by_account[account as usize], self.season)
     }
 
-    /// The moves of `user` in the season, by second.
-    pub fn moves(&self, user: UserId) -> &'s [(Epoch, IpId)] {
-        self.times.in_season(user, self.season)
+    /// The moves of `account` in the season, by second.
+    pub fn moves(&self, account: AccountId) -> &'s [(Epoch, IpId)] {
+        self.times.in_season(account, self.season)
     }
 
-    /// The moves of `user` in the season, by second, with their index.
-    pub fn indexed_moves(&self, user: UserId) -> (&'s [(Epoch, IpId)], &MoveIndex) {
-        (self.moves(user), &self.own[user as usize].moves)
+    /// The moves of `account` in the season, by second, with their index.
+    pub fn indexed_moves(&self, account: AccountId) -> (&'s [(Epoch, IpId)], &MoveIndex) {
+        (self.moves(account), &self.own[account as usize].moves)
     }
 
-    /// The own stretches of play of `user` in the season.
-    pub fn stretches(&self, user: UserId) -> &[(Epoch, Epoch)] {
-        &self.own[user as usize].stretches
+    /// The own stretches of play of `account` in the season.
+    pub fn stretches(&self, account: AccountId) -> &[(Epoch, Epoch)] {
+        &self.own[account as usize].stretches
     }
 
-    /// The buckets `user` moved in and its sittings, in the season.
-    pub fn totals(&self, user: UserId) -> (u32, u32) {
-        self.own[user as usize].totals
+    /// The buckets `account` moved in and its sittings, in the season.
+    pub fn totals(&self, account: AccountId) -> (u32, u32) {
+        self.own[account as usize].totals
     }
 
     /// The crowd weight of `ip` on `day`.
@@ -193,10 +208,13 @@ impl<'s> Context<'s> {
         }
     }
 
-    /// The (day, address) sightings of `user`, sorted.
-    pub fn ip_days(&self, user: UserId) -> &'s [IpDay] {
+    /// The (day, address) sightings of `account`, sorted.
+    pub fn ip_days(&self, account: AccountId) -> &'s [IpDay] {
         let all = &self.segments.ip_days;
-        match self.ip_days_from.get(user as usize..user as usize + 2) {
+        match self
+            .ip_days_from
+            .get(account as usize..account as usize + 2)
+        {
             Some(&[lo, hi]) => &all[lo as usize..hi as usize],
             _ => &[],
         }
@@ -226,12 +244,12 @@ fn networks_of(segments: &Segments, times: &MoveTimes) -> Vec<Option<u128>> {
         .collect()
 }
 
-/// What the signals read of `user` alone, beside its bit rows.
+/// What the signals read of `account` alone, beside its bit rows.
 fn own(
     segments: &Segments,
     season: &Season,
     times: &MoveTimes,
-    user: UserId,
+    account: AccountId,
     rows: &Option<crate::bits::Rows>,
 ) -> Own {
     let bs = segments.bucket_seconds;
@@ -239,11 +257,11 @@ fn own(
     let totals = match (rows, &moved) {
         (Some(r), Some(m)) => (r.moved_buckets().len() as u32, m.sittings()),
         _ => super::signals::totals(
-            crate::in_season(&segments.by_user[user as usize], season),
+            crate::in_season(&segments.by_account[account as usize], season),
             bs,
         ),
     };
-    let moves = times.in_season(user, season);
+    let moves = times.in_season(account, season);
     Own {
         totals,
         stretches: super::order::stretches(moves),

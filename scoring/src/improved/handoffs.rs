@@ -21,7 +21,7 @@ pub use indexed::{handoffs_indexed, MoveIndex};
 use super::context::Context;
 use super::signals::{CROWDED_BELOW, SITTING_SECONDS};
 use crate::search::gallop;
-use schema::{day_of, Epoch, IpId, Season, Segments, UserId};
+use schema::{day_of, AccountId, Epoch, IpId, Season, Segments};
 
 /// Two moves of the two accounts within this many seconds: two bodies.
 pub const CLOSE_SECONDS: i64 = 15;
@@ -35,7 +35,7 @@ pub const TURN_SECONDS: i64 = 30 * 60;
 /// [`Segments`] they were built beside.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MoveTimes {
-    by_user: Vec<Vec<(Epoch, IpId)>>,
+    by_account: Vec<Vec<(Epoch, IpId)>>,
     /// Per address id, the network the store recorded for it (`moves.net`),
     /// numbered in order of first sight: all a keyed store keeps of an
     /// address's network, as its addresses are hashes (see
@@ -48,15 +48,15 @@ impl MoveTimes {
     /// An empty set for the accounts of `segments`.
     pub fn new(segments: &Segments) -> Self {
         MoveTimes {
-            by_user: vec![Vec::new(); segments.users.len()],
+            by_account: vec![Vec::new(); segments.accounts.len()],
             ..MoveTimes::default()
         }
     }
 
     /// Adds one move; accounts or addresses the segments do not know are
     /// left out (they have no candidate pair).
-    pub fn push(&mut self, segments: &Segments, user: &str, t: Epoch, ip: &str) {
-        self.push_with_network(segments, user, t, ip, None);
+    pub fn push(&mut self, segments: &Segments, account: &str, t: Epoch, ip: &str) {
+        self.push_with_network(segments, account, t, ip, None);
     }
 
     /// [`MoveTimes::push`], with the network the store recorded for the
@@ -64,15 +64,15 @@ impl MoveTimes {
     pub fn push_with_network(
         &mut self,
         segments: &Segments,
-        user: &str,
+        account: &str,
         t: Epoch,
         ip: &str,
         network: Option<&str>,
     ) {
-        let (Some(u), Some(ip)) = (segments.users.get(user), segments.ips.get(ip)) else {
+        let (Some(u), Some(ip)) = (segments.accounts.get(account), segments.ips.get(ip)) else {
             return;
         };
-        if let Some(list) = self.by_user.get_mut(u as usize) {
+        if let Some(list) = self.by_account.get_mut(u as usize) {
             list.push((t, ip));
         }
         self.note_network(segments, ip, network);
@@ -85,15 +85,15 @@ impl MoveTimes {
     pub fn push_chunk(
         &mut self,
         segments: &Segments,
-        user: &str,
+        account: &str,
         ips: &[(&str, Option<&str>)],
         moves: &[(Epoch, u32)],
     ) {
-        let Some(u) = segments.users.get(user) else {
+        let Some(u) = segments.accounts.get(account) else {
             return;
         };
         let ids: Vec<Option<IpId>> = ips.iter().map(|&(ip, _)| segments.ips.get(ip)).collect();
-        let Some(list) = self.by_user.get_mut(u as usize) else {
+        let Some(list) = self.by_account.get_mut(u as usize) else {
             return;
         };
         list.reserve(moves.len());
@@ -136,35 +136,35 @@ impl MoveTimes {
     /// Adds one move by ids: those the names will have in the [`Segments`]
     /// it is read beside, while a reader is still interning them (the list
     /// of accounts grows as they come). Finish with [`MoveTimes::finish_for`].
-    pub fn push_ids(&mut self, user: UserId, t: Epoch, ip: IpId) {
-        let u = user as usize;
-        if u >= self.by_user.len() {
-            self.by_user.resize_with(u + 1, Vec::new);
+    pub fn push_ids(&mut self, account: AccountId, t: Epoch, ip: IpId) {
+        let u = account as usize;
+        if u >= self.by_account.len() {
+            self.by_account.resize_with(u + 1, Vec::new);
         }
-        self.by_user[u].push((t, ip));
+        self.by_account[u].push((t, ip));
     }
 
     /// Sorts every account's moves and makes room for every account of
     /// `segments`, as [`MoveTimes::new`] would have.
     pub fn finish_for(mut self, segments: &Segments) -> Self {
-        let n = segments.users.len().max(self.by_user.len());
-        self.by_user.resize_with(n, Vec::new);
+        let n = segments.accounts.len().max(self.by_account.len());
+        self.by_account.resize_with(n, Vec::new);
         self.finish()
     }
 
     /// Sorts every account's moves (call once after the last push).
     pub fn finish(mut self) -> Self {
-        for list in &mut self.by_user {
+        for list in &mut self.by_account {
             list.sort_unstable();
         }
         self
     }
 
-    /// The moves of `user` inside the season's range.
-    pub fn in_season(&self, user: UserId, season: &Season) -> &[(Epoch, IpId)] {
+    /// The moves of `account` inside the season's range.
+    pub fn in_season(&self, account: AccountId, season: &Season) -> &[(Epoch, IpId)] {
         let all = self
-            .by_user
-            .get(user as usize)
+            .by_account
+            .get(account as usize)
             .map_or(&[][..], Vec::as_slice);
         let lo = season.from.map_or(0, |f| all.partition_point(|m| m.0 < f));
         let hi = season

@@ -52,7 +52,7 @@ pub use signals::signals;
 pub use timing::{timing_pairs, TimeModel, TIME_MODEL};
 
 use crate::similarity::PairOutcome;
-use schema::{PairScore, Segments, Signals, UserId};
+use schema::{AccountId, PairScore, Segments, Signals};
 
 /// The features of an unordered pair, in the model's order.
 pub const FEATURES: [&str; N] = [
@@ -223,20 +223,25 @@ impl Model {
 }
 
 /// Both directed scores of the candidate pair `{x, y}` in improved mode.
-pub fn score_both(cx: &Context<'_>, x: UserId, y: UserId) -> [PairScore; 2] {
+pub fn score_both(cx: &Context<'_>, x: AccountId, y: AccountId) -> [PairScore; 2] {
     let (xy, yx) = cx.references(x, y);
-    let s = signals::signals_of_users(cx, x, y);
+    let s = signals::signals_of_accounts(cx, x, y);
     let p = MODEL.probability(&features(reference(&xy), reference(&yx), &s));
     both(cx, (x, y), (xy, yx), s, p)
 }
 
 /// Both directed scores of the timing pair of the hidden account `h` and
 /// `x` ([`timing`]): the same evidence, scored by [`TIME_MODEL`].
-pub fn score_timing(cx: &Context<'_>, h: UserId, x: UserId, t: schema::Timing) -> [PairScore; 2] {
+pub fn score_timing(
+    cx: &Context<'_>,
+    h: AccountId,
+    x: AccountId,
+    t: schema::Timing,
+) -> [PairScore; 2] {
     let (hx, xh) = cx.references(h, x);
     let s = Signals {
         timing: Some(t),
-        ..signals::signals_of_users(cx, h, x)
+        ..signals::signals_of_accounts(cx, h, x)
     };
     both(cx, (h, x), (hx, xh), s, TIME_MODEL.probability(&s))
 }
@@ -245,18 +250,18 @@ pub fn score_timing(cx: &Context<'_>, h: UserId, x: UserId, t: schema::Timing) -
 /// own reference sum, weight and cells, and the signals seen from its side.
 fn both(
     cx: &Context<'_>,
-    (x, y): (UserId, UserId),
+    (x, y): (AccountId, AccountId),
     (xy, yx): (PairOutcome, PairOutcome),
     s: Signals,
     p: f64,
 ) -> [PairScore; 2] {
     let segs: &Segments = cx.segments;
-    let make = |a: UserId, b: UserId, o: PairOutcome, s: Signals| {
+    let make = |a: AccountId, b: AccountId, o: PairOutcome, s: Signals| {
         let mut evidence = o.evidence;
         evidence.signals = Some(s);
         PairScore {
-            user_a: segs.users.name(a).to_owned(),
-            user_b: segs.users.name(b).to_owned(),
+            account_a: segs.accounts.name(a).to_owned(),
+            account_b: segs.accounts.name(b).to_owned(),
             similarity: p,
             sum: o.sum,
             weight: o.weight,

@@ -5,7 +5,7 @@ use super::context::Context;
 use super::following::{following, LONG_FOLLOW_SECONDS};
 use super::handoffs::{handoffs, Handoffs};
 use super::order::{first_movers, first_movers_by_stretches};
-use schema::{day_of, Epoch, IpDay, IpId, Segment, Signals, UserId};
+use schema::{day_of, AccountId, Epoch, IpDay, IpId, Segment, Signals};
 
 /// One account's moves by second: (time, address), sorted.
 pub type Moves<'s> = &'s [(Epoch, IpId)];
@@ -38,11 +38,11 @@ pub fn signals(
     )
 }
 
-/// [`signals`] of two users of the context's segments, with their counts
+/// [`signals`] of two accounts of the context's segments, with their counts
 /// taken from the context.
-pub fn signals_of_users(cx: &Context<'_>, x: UserId, y: UserId) -> Signals {
+pub fn signals_of_accounts(cx: &Context<'_>, x: AccountId, y: AccountId) -> Signals {
     let bs = cx.segments.bucket_seconds;
-    let with_totals = |u: UserId, near: Side| {
+    let with_totals = |u: AccountId, near: Side| {
         let (buckets, sittings) = cx.totals(u);
         Side {
             buckets,

@@ -35,7 +35,7 @@ use super::order::{first_movers_by_stretches, stretches};
 use super::signals::SITTING_SECONDS;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
-use schema::{Epoch, IpDay, IpId, Season, Segments, Signals, Timing, UserId};
+use schema::{AccountId, Epoch, IpDay, IpId, Season, Segments, Signals, Timing};
 
 /// An address used by at least this many accounts over the season is a
 /// shared exit (a household has fewer; a VPN exit, carrier NAT or a campus
@@ -141,9 +141,9 @@ pub fn timing_pairs(
     segments: &Segments,
     season: &Season,
     times: &MoveTimes,
-    members: &[UserId],
-    candidates: &[(UserId, UserId)],
-) -> Vec<(UserId, UserId, Timing)> {
+    members: &[AccountId],
+    candidates: &[(AccountId, AccountId)],
+) -> Vec<(AccountId, AccountId, Timing)> {
     let scope = Scope::new(segments, season, times, members);
     let cx = &scope;
     let exits = shared_exits(cx);
@@ -163,22 +163,22 @@ pub fn timing_pairs(
         .map(|&u| grid.near(cx.moves(u)))
         .collect();
     let partners = partners(&hidden, candidates);
-    let found: Vec<(UserId, UserId, Timing, f64)> = hidden
+    let found: Vec<(AccountId, AccountId, Timing, f64)> = hidden
         .par_iter()
         .zip(partners)
         .flat_map_iter(|(h, known)| {
             let near = &near;
             members.iter().zip(near).filter_map(move |(&x, near)| {
-                if x == h.user || known.binary_search(&x).is_ok() {
+                if x == h.account || known.binary_search(&x).is_ok() {
                     return None;
                 }
                 let t = h.timing(cx, x, near)?;
                 let [f, l] = ratios(&t);
-                (f + l >= KEEP_FROM).then_some((h.user, x, t, f + l))
+                (f + l >= KEEP_FROM).then_some((h.account, x, t, f + l))
             })
         })
         .collect();
-    let mut best: FxHashMap<u64, (UserId, UserId, Timing, f64)> = FxHashMap::default();
+    let mut best: FxHashMap<u64, (AccountId, AccountId, Timing, f64)> = FxHashMap::default();
     for p in found {
         let k = key(p.0, p.1);
         match best.get(&k) {
@@ -188,18 +188,18 @@ pub fn timing_pairs(
             }
         }
     }
-    let mut out: Vec<(UserId, UserId, Timing)> =
+    let mut out: Vec<(AccountId, AccountId, Timing)> =
         best.into_values().map(|(h, x, t, _)| (h, x, t)).collect();
     out.sort_unstable_by_key(|p| key(p.0, p.1));
     out
 }
 
 /// Per hidden account, its candidate pairs' other accounts, sorted.
-fn partners(hidden: &[Hidden], candidates: &[(UserId, UserId)]) -> Vec<Vec<UserId>> {
-    let index: FxHashMap<UserId, usize> = hidden
+fn partners(hidden: &[Hidden], candidates: &[(AccountId, AccountId)]) -> Vec<Vec<AccountId>> {
+    let index: FxHashMap<AccountId, usize> = hidden
         .iter()
         .enumerate()
-        .map(|(i, h)| (h.user, i))
+        .map(|(i, h)| (h.account, i))
         .collect();
     let mut out = vec![Vec::new(); hidden.len()];
     for &(x, y) in candidates {
@@ -215,7 +215,7 @@ fn partners(hidden: &[Hidden], candidates: &[(UserId, UserId)]) -> Vec<Vec<UserI
     out
 }
 
-fn key(x: UserId, y: UserId) -> u64 {
+fn key(x: AccountId, y: AccountId) -> u64 {
     (x.min(y) as u64) << 32 | x.max(y) as u64
 }
 
@@ -234,17 +234,21 @@ impl<'s> Scope<'s> {
         segments: &'s Segments,
         season: &'s Season,
         times: &'s MoveTimes,
-        members: &[UserId],
+        members: &[AccountId],
     ) -> Self {
-        let users = segments.by_user.len().max(segments.users.len());
-        let ip_days_from = (0..=users)
-            .map(|u| segments.ip_days.partition_point(|d| (d.user as usize) < u) as u32)
+        let accounts = segments.by_account.len().max(segments.accounts.len());
+        let ip_days_from = (0..=accounts)
+            .map(|u| {
+                segments
+                    .ip_days
+                    .partition_point(|d| (d.account as usize) < u) as u32
+            })
             .collect();
-        let mut member = vec![false; users];
+        let mut member = vec![false; accounts];
         for &u in members {
             member[u as usize] = true;
         }
-        let stretches = (0..users as UserId)
+        let stretches = (0..accounts as AccountId)
             .into_par_iter()
             .map(|u| {
                 if member[u as usize] {
@@ -263,32 +267,35 @@ impl<'s> Scope<'s> {
         }
     }
 
-    fn moves(&self, user: UserId) -> &'s [(Epoch, IpId)] {
-        self.times.in_season(user, self.season)
+    fn moves(&self, account: AccountId) -> &'s [(Epoch, IpId)] {
+        self.times.in_season(account, self.season)
     }
 
-    fn ip_days(&self, user: UserId) -> &'s [IpDay] {
+    fn ip_days(&self, account: AccountId) -> &'s [IpDay] {
         let all = &self.segments.ip_days;
-        match self.ip_days_from.get(user as usize..user as usize + 2) {
+        match self
+            .ip_days_from
+            .get(account as usize..account as usize + 2)
+        {
             Some(&[lo, hi]) => &all[lo as usize..hi as usize],
             _ => &[],
         }
     }
 
-    fn stretches(&self, user: UserId) -> &[(Epoch, Epoch)] {
-        &self.stretches[user as usize]
+    fn stretches(&self, account: AccountId) -> &[(Epoch, Epoch)] {
+        &self.stretches[account as usize]
     }
 }
 
 /// Per address id, whether it is a shared exit: used by at least
 /// [`EXIT_ACCOUNTS`] accounts in the season.
 fn shared_exits(cx: &Scope<'_>) -> Vec<bool> {
-    let mut seen: Vec<(IpId, UserId)> = cx
+    let mut seen: Vec<(IpId, AccountId)> = cx
         .segments
         .ip_days
         .iter()
         .filter(|d| crate::day_in_season(d.day, cx.season))
-        .map(|d| (d.ip, d.user))
+        .map(|d| (d.ip, d.account))
         .collect();
     seen.sort_unstable();
     seen.dedup();
@@ -301,11 +308,11 @@ fn shared_exits(cx: &Scope<'_>) -> Vec<bool> {
     accounts.into_iter().map(|n| n >= EXIT_ACCOUNTS).collect()
 }
 
-/// Whether `user` is hidden: at least [`HIDDEN_SHARE`] of its in-season
+/// Whether `account` is hidden: at least [`HIDDEN_SHARE`] of its in-season
 /// sightings are on shared exits.
-fn is_hidden(cx: &Scope<'_>, exits: &[bool], user: UserId) -> bool {
+fn is_hidden(cx: &Scope<'_>, exits: &[bool], account: AccountId) -> bool {
     let (mut all, mut shared) = (0u32, 0u32);
-    for d in cx.ip_days(user) {
+    for d in cx.ip_days(account) {
         if crate::day_in_season(d.day, cx.season) {
             all += 1;
             shared += u32::from(exits.get(d.ip as usize).copied().unwrap_or(false));
@@ -325,7 +332,7 @@ struct Grid {
 
 impl Grid {
     /// The grid over the members' in-season moves (`None`: no moves).
-    fn new(cx: &Scope<'_>, members: &[UserId]) -> Option<Grid> {
+    fn new(cx: &Scope<'_>, members: &[AccountId]) -> Option<Grid> {
         let (lo, hi) = members
             .iter()
             .filter_map(|&u| {
@@ -377,7 +384,7 @@ impl Grid {
 /// each of [`SHIFT_DAYS`] (starts moved off the grid are dropped), and its
 /// stretches moved the same way.
 struct Hidden {
-    user: UserId,
+    account: AccountId,
     starts: Vec<Vec<u64>>,
     /// How many starts each of `starts` holds.
     counts: Vec<u32>,
@@ -385,10 +392,10 @@ struct Hidden {
 }
 
 impl Hidden {
-    fn new(cx: &Scope<'_>, grid: &Grid, user: UserId) -> Self {
+    fn new(cx: &Scope<'_>, grid: &Grid, account: AccountId) -> Self {
         let mut first = Vec::new();
         let mut last: Option<Epoch> = None;
-        for &(t, _) in cx.moves(user) {
+        for &(t, _) in cx.moves(account) {
             if last.is_none_or(|l| t - l > SITTING_GAP_SECONDS) {
                 first.push(grid.bucket(t) as i64);
             }
@@ -414,14 +421,14 @@ impl Hidden {
             .iter()
             .map(|d| {
                 let s = d * schema::SECONDS_PER_DAY;
-                cx.stretches(user)
+                cx.stretches(account)
                     .iter()
                     .map(|&(a, b)| (a + s, b + s))
                     .collect()
             })
             .collect();
         Hidden {
-            user,
+            account,
             starts,
             counts,
             shifted_stretches,
@@ -432,7 +439,7 @@ impl Hidden {
     /// buckets are `near`; `None` when fewer than half its sittings follow
     /// the other's moves, or no more than by chance (by less than
     /// [`FOLLOW_FROM`]).
-    fn timing(&self, cx: &Scope<'_>, other: UserId, near: &[u64]) -> Option<Timing> {
+    fn timing(&self, cx: &Scope<'_>, other: AccountId, near: &[u64]) -> Option<Timing> {
         let hits = |starts: &[u64]| -> u32 {
             starts
                 .iter()
@@ -453,7 +460,7 @@ impl Hidden {
             return None;
         }
         let mine = cx.stretches(other);
-        let (o, h) = first_movers_by_stretches(mine, cx.stretches(self.user));
+        let (o, h) = first_movers_by_stretches(mine, cx.stretches(self.account));
         let (mut co, mut ch) = (0u32, 0u32);
         for s in &self.shifted_stretches {
             let (o, h) = first_movers_by_stretches(mine, s);

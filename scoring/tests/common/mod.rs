@@ -1,5 +1,5 @@
 //! Worlds for improved mode's tests, written one bucket per word (see
-//! `improved.rs`): users `a` and `b`, and extra accounts on one address.
+//! `improved.rs`): accounts `a` and `b`, and extra accounts on one address.
 
 use schema::{day_of, IpDay, Names, Segment, Segments};
 
@@ -14,13 +14,13 @@ pub fn address(n: u32) -> String {
     }
 }
 
-/// Segments of users `a`, `b` and `crowd` extra accounts that moved from
+/// Segments of accounts `a`, `b` and `crowd` extra accounts that moved from
 /// IP `crowd_ip` in bucket 0.
 pub fn world(a: &str, b: &str, crowd: u32, crowd_ip: u32) -> Segments {
     let mut segs = Segments::new(B);
     let mut ips = Names::default();
     let mut add = |segs: &mut Segments, name: &str, spec: &str| {
-        let u = segs.users.intern(name);
+        let u = segs.accounts.intern(name);
         let list: Vec<Segment> = spec
             .split_whitespace()
             .enumerate()
@@ -49,13 +49,13 @@ pub fn world(a: &str, b: &str, crowd: u32, crowd_ip: u32) -> Segments {
         for s in &list {
             for &(ip, _) in &s.moves {
                 segs.ip_days.push(IpDay {
-                    user: u,
+                    account: u,
                     day: day_of(s.bucket),
                     ip,
                 });
             }
         }
-        segs.by_user.push(list);
+        segs.by_account.push(list);
     };
     add(&mut segs, "a", a);
     add(&mut segs, "b", b);

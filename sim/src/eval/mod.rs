@@ -121,9 +121,9 @@ pub fn evaluate(pairs: &[PairScore], truth: &Truth, threshold: f64) -> Evaluatio
 /// Directed pairs, each once with its largest score.
 fn directed_scores(pairs: &[PairScore]) -> HashMap<(&str, &str), f64> {
     let mut directed: HashMap<(&str, &str), f64> = HashMap::with_capacity(pairs.len());
-    for p in pairs.iter().filter(|p| p.user_a != p.user_b) {
+    for p in pairs.iter().filter(|p| p.account_a != p.account_b) {
         let s = directed
-            .entry((p.user_a.as_str(), p.user_b.as_str()))
+            .entry((p.account_a.as_str(), p.account_b.as_str()))
             .or_insert(p.similarity);
         *s = s.max(p.similarity);
     }

@@ -28,7 +28,7 @@ pub(super) fn draw_accounts(
     rng: &mut ChaCha8Rng,
 ) -> Vec<Account> {
     let mut handles = Handles::new();
-    let mut accounts: Vec<Account> = Vec::with_capacity(cfg.players);
+    let mut accounts: Vec<Account> = Vec::with_capacity(cfg.accounts);
     for (pi, p) in persons.iter_mut().enumerate() {
         p.first_account = accounts.len() as u32;
         for k in 0..p.n_accounts {

@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 pub const DEFAULT_START: i64 = 1_767_571_200;
 
 /// About how many moves one account makes per simulated day, averaged over
-/// the world: a world writes about `players x days x MOVES_PER_PLAYER_DAY`
+/// the world: a world writes about `accounts x days x MOVES_PER_ACCOUNT_DAY`
 /// moves (within some 15 %), see [`WorldConfig::expected_moves`].
-pub const MOVES_PER_PLAYER_DAY: f64 = 12.0;
+pub const MOVES_PER_ACCOUNT_DAY: f64 = 12.0;
 
 /// What world to simulate.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -17,11 +17,11 @@ pub struct WorldConfig {
     /// Same seed and config, same bytes.
     pub seed: u64,
     /// Accounts on the site, multi-accounts included (at least 20).
-    pub players: usize,
+    pub accounts: usize,
     /// Days simulated from `start`.
     pub days: u32,
     /// People who play several accounts (2 to 8 each); their accounts may
-    /// make up at most a third of `players`.
+    /// make up at most a third of `accounts`.
     pub cliques: usize,
     /// The season of the league games (`4pLeague_S{season}_...`).
     pub season: u32,
@@ -45,7 +45,7 @@ impl Default for WorldConfig {
     fn default() -> Self {
         WorldConfig {
             seed: 1,
-            players: 300,
+            accounts: 300,
             days: 28,
             cliques: 12,
             season: 1,
@@ -57,39 +57,40 @@ impl Default for WorldConfig {
 
 impl WorldConfig {
     /// The approximate number of moves the world writes:
-    /// `players x days x MOVES_PER_PLAYER_DAY`. 300 players over 28 days
+    /// `accounts x days x MOVES_PER_ACCOUNT_DAY`. 300 accounts over 28 days
     /// make about 100k moves, 1,200 over 28 about 400k, 20,000 over 42
     /// about 10M.
     pub fn expected_moves(&self) -> u64 {
-        (self.players as f64 * self.days as f64 * MOVES_PER_PLAYER_DAY).round() as u64
+        (self.accounts as f64 * self.days as f64 * MOVES_PER_ACCOUNT_DAY).round() as u64
     }
 
     /// A world of about `moves` moves over `days` days, with one
     /// multi-account owner per 25 accounts.
     pub fn for_moves(seed: u64, moves: u64, days: u32) -> WorldConfig {
-        let players =
-            ((moves as f64 / (days.max(1) as f64 * MOVES_PER_PLAYER_DAY)).round() as usize).max(20);
+        let accounts = ((moves as f64 / (days.max(1) as f64 * MOVES_PER_ACCOUNT_DAY)).round()
+            as usize)
+            .max(20);
         WorldConfig {
             seed,
-            players,
+            accounts,
             days,
-            cliques: (players / 25).max(1),
+            cliques: (accounts / 25).max(1),
             ..WorldConfig::default()
         }
     }
 
     /// Checks the config; the error is one sentence.
     pub fn validate(&self) -> Result<(), String> {
-        if self.players < 20 {
+        if self.accounts < 20 {
             return Err(format!(
-                "a world needs at least 20 players, not {}",
-                self.players
+                "a world needs at least 20 accounts, not {}",
+                self.accounts
             ));
         }
-        if self.players > 10_000_000 {
+        if self.accounts > 10_000_000 {
             return Err(format!(
-                "{} players is more than the simulator supports (10M)",
-                self.players
+                "{} accounts is more than the simulator supports (10M)",
+                self.accounts
             ));
         }
         if self.days == 0 || self.days > 3660 {
@@ -98,9 +99,9 @@ impl WorldConfig {
                 self.days
             ));
         }
-        if self.cliques * 2 > self.players / 3 {
+        if self.cliques * 2 > self.accounts / 3 {
             return Err(format!(
-                "{} multi-account owners need at least {} players (their accounts may be at most a third)",
+                "{} multi-account owners need at least {} accounts (theirs may be at most a third)",
                 self.cliques,
                 self.cliques * 6
             ));
@@ -130,7 +131,7 @@ mod tests {
         assert!(WorldConfig::default().validate().is_ok());
         let bad = [
             WorldConfig {
-                players: 5,
+                accounts: 5,
                 ..Default::default()
             },
             WorldConfig {
@@ -151,7 +152,7 @@ mod tests {
         }
         let big = WorldConfig::for_moves(1, 10_000_000, 42);
         assert!(big.validate().is_ok());
-        assert!((19_000..21_000).contains(&big.players), "{}", big.players);
+        assert!((19_000..21_000).contains(&big.accounts), "{}", big.accounts);
         assert!(big.expected_moves().abs_diff(10_000_000) < 100_000);
     }
 }

@@ -25,7 +25,7 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;
 
-pub use config::{WorldConfig, DEFAULT_START, MOVES_PER_PLAYER_DAY};
+pub use config::{WorldConfig, DEFAULT_START, MOVES_PER_ACCOUNT_DAY};
 pub(crate) use league::league_name;
 pub(crate) use network::host;
 pub(crate) use people::{Job, Person};
@@ -81,7 +81,7 @@ impl World {
 
         // Multi-account owners first: how many accounts each, which style.
         let (sizes, styles, used) = draw_owners(cfg, rng);
-        let honest = cfg.players - used;
+        let honest = cfg.accounts - used;
         let n_persons = honest + cfg.cliques;
 
         // Households: 1-3 people in one time zone behind one home IP.
@@ -232,7 +232,7 @@ mod tests {
         let cfg = WorldConfig::default();
         let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
         let w = World::build(&cfg, &mut rng);
-        assert_eq!(w.accounts.len(), cfg.players);
+        assert_eq!(w.accounts.len(), cfg.accounts);
         let owners: Vec<&Person> = w.persons.iter().filter(|p| p.style.is_some()).collect();
         assert_eq!(owners.len(), cfg.cliques);
         assert!(owners.iter().all(|p| (2..=8).contains(&p.n_accounts)));

@@ -102,14 +102,14 @@ pub(super) fn draw_carriers(
     carriers
 }
 
-/// The VPN exits: one per 250 players, at least three, in one /16.
+/// The VPN exits: one per 250 accounts, at least three, in one /16.
 pub(super) fn draw_vpn(
     cfg: &WorldConfig,
     prefixes: &mut Prefixes,
     rng: &mut ChaCha8Rng,
 ) -> Vec<u32> {
     let vpn_prefix = prefixes.draw(rng);
-    (0..(cfg.players / 250).max(3))
+    (0..(cfg.accounts / 250).max(3))
         .map(|_| host(rng, vpn_prefix))
         .collect()
 }

@@ -77,13 +77,13 @@ impl Person {
 }
 
 /// Draws the multi-account owners: how many accounts each (at most a third
-/// of the players in all) and which style. Returns the sizes, the styles and
+/// of the accounts in all) and which style. Returns the sizes, the styles and
 /// the number of accounts they hold.
 pub(super) fn draw_owners(
     cfg: &WorldConfig,
     rng: &mut ChaCha8Rng,
 ) -> (Vec<usize>, Vec<Style>, usize) {
-    let cap = cfg.players / 3;
+    let cap = cfg.accounts / 3;
     let mut sizes = Vec::with_capacity(cfg.cliques);
     let mut used = 0;
     for i in 0..cfg.cliques {

@@ -152,8 +152,8 @@ mod tests {
 
     fn pair(a: &str, b: &str, s: f64) -> PairScore {
         PairScore {
-            user_a: a.into(),
-            user_b: b.into(),
+            account_a: a.into(),
+            account_b: b.into(),
             similarity: s,
             sum: 0,
             weight: 20,

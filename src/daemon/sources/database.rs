@@ -28,7 +28,7 @@ pub(super) async fn pull_database(
         }
         None => start.clone(),
     };
-    // Identical rows (same user, game, second and IP) are distinct moves,
+    // Identical rows (same account, game, second and IP) are distinct moves,
     // numbered 0, 1, ... like identical lines of a file; the numbers of the
     // newest second are kept with the mark, so that a pair split by a page
     // or a tick keeps both.

@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 /// How an IP is used in the drawn range.
 struct IpUse {
     ip: IpId,
-    users: BTreeSet<usize>,
+    accounts: BTreeSet<usize>,
     moved_buckets: usize,
 }
 
@@ -51,7 +51,7 @@ impl Columns {
         let (uses, index) = uses(marks);
         let ephemeral: Vec<bool> = uses
             .iter()
-            .map(|u| u.users.len() <= 1 && u.moved_buckets <= FOLD_MAX_BUCKETS)
+            .map(|u| u.accounts.len() <= 1 && u.moved_buckets <= FOLD_MAX_BUCKETS)
             .collect();
         let n_ephemeral = ephemeral.iter().filter(|&&e| e).count();
         let fold = n_ephemeral >= 2 && n_ephemeral < uses.len();
@@ -87,8 +87,8 @@ impl Columns {
                 tooltip: format!(
                     "{}: {} account{}, {} moved bucket{}",
                     labels[i],
-                    u.users.len(),
-                    plural(u.users.len()),
+                    u.accounts.len(),
+                    plural(u.accounts.len()),
                     u.moved_buckets,
                     plural(u.moved_buckets)
                 ),
@@ -143,7 +143,7 @@ impl Columns {
     }
 }
 
-/// The IPs of the marks in order of first use (time, then user name), with
+/// The IPs of the marks in order of first use (time, then account name), with
 /// who used them and in how many moved buckets.
 fn uses(marks: &[Mark]) -> (Vec<IpUse>, HashMap<IpId, usize>) {
     let mut uses: Vec<IpUse> = Vec::new();
@@ -156,12 +156,12 @@ fn uses(marks: &[Mark]) -> (Vec<IpUse>, HashMap<IpId, usize>) {
         let i = *index.entry(ip).or_insert_with(|| {
             uses.push(IpUse {
                 ip,
-                users: BTreeSet::new(),
+                accounts: BTreeSet::new(),
                 moved_buckets: 0,
             });
             uses.len() - 1
         });
-        uses[i].users.insert(m.user);
+        uses[i].accounts.insert(m.account);
         if matches!(m.kind, Kind::Move { .. }) {
             uses[i].moved_buckets += 1;
         }

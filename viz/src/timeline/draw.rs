@@ -24,10 +24,10 @@ pub(super) fn frame(layout: &Layout, title: &str) -> Document {
     )
 }
 
-/// One entry per user, then the key to the marks.
+/// One entry per account, then the key to the marks.
 pub(super) fn legend(names: &[&str], marks: &[Mark], layout: &Layout) -> Group {
     let mut legend = Group::new().set("class", "legend");
-    let drawn: std::collections::BTreeSet<usize> = marks.iter().map(|m| m.user).collect();
+    let drawn: std::collections::BTreeSet<usize> = marks.iter().map(|m| m.account).collect();
     for (i, name) in names.iter().enumerate() {
         let ly = layout.title_h + LINE * i as f64;
         let note = if drawn.contains(&i) {
@@ -38,7 +38,7 @@ pub(super) fn legend(names: &[&str], marks: &[Mark], layout: &Layout) -> Group {
         legend = legend.add(
             Group::new()
                 .set("class", "legend-entry")
-                .set("data-user", xml_safe(name).into_owned())
+                .set("data-account", xml_safe(name).into_owned())
                 .add(
                     Rectangle::new()
                         .set("x", LEFT)
@@ -218,7 +218,7 @@ pub(super) fn columns(
         (0..columns.columns.len()).map(|_| Vec::new()).collect();
     for m in marks {
         let placement = columns.place(m.kind);
-        column_marks[placement.column].push(mark(names[m.user], m, placement, layout));
+        column_marks[placement.column].push(mark(names[m.account], m, placement, layout));
     }
     let top = layout.top;
     columns
@@ -245,7 +245,7 @@ pub(super) fn columns(
         .collect()
 }
 
-/// One mark: the user's shape for a moved bucket, a thin bar for a stall.
+/// One mark: the account's shape for a moved bucket, a thin bar for a stall.
 fn mark(
     name: &str,
     m: &Mark,
@@ -259,7 +259,7 @@ fn mark(
         Kind::Move { count, .. } => ("move", format!("{count} move{}", plural(count as usize))),
         Kind::Stall { .. } => ("stall", "stalled".to_owned()),
     };
-    let strip_x = layout.col_x(placement.column) + m.user as f64 * strip;
+    let strip_x = layout.col_x(placement.column) + m.account as f64 * strip;
     let tooltip = format!(
         "{} · {} UTC · {} · {what}",
         xml_safe(name),
@@ -269,27 +269,27 @@ fn mark(
     match m.kind {
         Kind::Move { .. } => Box::new(
             crate::marks::mark(
-                crate::shape(m.user),
+                crate::shape(m.account),
                 strip_x + (strip - side) / 2.0,
                 layout.y(m.bucket),
                 side,
-                crate::colour(m.user),
+                crate::colour(m.account),
                 Some(tooltip),
             )
             .set("class", class)
-            .set("data-user", xml_safe(name).into_owned())
+            .set("data-account", xml_safe(name).into_owned())
             .set("data-ip", placement.data_ip),
         ),
         Kind::Stall { .. } => Box::new(
             Rectangle::new()
                 .set("class", class)
-                .set("data-user", xml_safe(name).into_owned())
+                .set("data-account", xml_safe(name).into_owned())
                 .set("data-ip", placement.data_ip)
                 .set("x", px(strip_x + (strip - bar) / 2.0))
                 .set("y", layout.y(m.bucket))
                 .set("width", px(bar))
                 .set("height", px(layout.bucket_h()))
-                .set("fill", crate::colour(m.user))
+                .set("fill", crate::colour(m.account))
                 .add(Title::new(tooltip)),
         ),
     }

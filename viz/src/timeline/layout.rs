@@ -10,7 +10,7 @@ use crate::fmt::px;
 use schema::Epoch;
 
 pub(super) struct Layout {
-    /// Width of one user's strip.
+    /// Width of one account's strip.
     pub strip: f64,
     /// Width of a column, its gap included.
     pub col_w: f64,
@@ -36,12 +36,12 @@ impl Layout {
         bucket_seconds: Epoch,
         opts: &TimelineOptions,
     ) -> Layout {
-        let nusers = names.len().max(1) as f64;
+        let naccounts = names.len().max(1) as f64;
         let ncols = columns.columns.len().max(1) as f64;
         // Strips keep their width: a picture with many IPs grows wider (the
         // report scrolls it) rather than shrink its marks out of sight.
         let strip = STRIP.max(MIN_STRIP);
-        let col_w = (strip * nusers).max(MIN_COLUMN) + COLUMN_GAP;
+        let col_w = (strip * naccounts).max(MIN_COLUMN) + COLUMN_GAP;
         let bucket = bucket_seconds.max(1);
         let (t0, t1) = match (marks.first(), marks.iter().map(|m| m.bucket).max()) {
             (Some(first), Some(last)) => (

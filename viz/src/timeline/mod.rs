@@ -1,9 +1,9 @@
 //! The timeline of a group of accounts (SPEC section 6).
 //!
 //! One column per IP, time running down the page; inside each column a
-//! narrow strip per user. A square marks a bucket in which the user moved
+//! narrow strip per account. A square marks a bucket in which the account moved
 //! from that IP; a thin bar marks a stalled bucket, in the strip of the IP the
-//! user next moved from. Rules every 8 hours, heavier at midnight UTC.
+//! account next moved from. Rules every 8 hours, heavier at midnight UTC.
 //!
 //! To stay readable with many IPs:
 //! - **folding**: an IP used by one account only, in at most
@@ -14,10 +14,10 @@
 //! - **trimming**: the time range ends [`TAIL_MARGIN_SECONDS`] after the last
 //!   record of the second-to-last account to stop, so the tail in which only
 //!   one account plays on is cut;
-//! - **strips**: every user's strip is [`STRIP`] px wide, whatever the
+//! - **strips**: every account's strip is [`STRIP`] px wide, whatever the
 //!   number of IPs: a wide picture scrolls, a narrow strip cannot be read.
 //!
-//! Each user has a colour and a shape ([`crate::colour`], [`crate::shape`]).
+//! Each account has a colour and a shape ([`crate::colour`], [`crate::shape`]).
 //! IPs are named by [`TimelineOptions::pseudonyms`] when given (the season's
 //! stored pseudonyms, the same as in `explain` and the reports), else `IP-1`,
 //! `IP-2`, ... in order of first use in the picture. The buckets that
@@ -25,7 +25,7 @@
 //! star at the time axis and a band across the columns.
 //!
 //! Marks are tagged for tools and tests: moves have `class="move"`, stall
-//! bars `class="stall"`, both with `data-user` (the username) and `data-ip`
+//! bars `class="stall"`, both with `data-account` (the username) and `data-ip`
 //! (the IP's pseudonym); each IP column is a `<g class="ip-column"
 //! data-ip="IP-1">` (`data-ip="other"` for the folded column); legend entries
 //! have `class="legend-entry"`. Raw IP addresses never appear in attributes,
@@ -48,7 +48,7 @@ pub const TAIL_MARGIN_SECONDS: Epoch = 12 * 3600;
 /// Vertical scale: 4 px an hour, so a 30-minute bucket is 2 px and 60 days
 /// about 5800 px.
 pub const PX_PER_HOUR: f64 = 4.0;
-/// Width of one user's strip inside an IP column. The picture starts at the
+/// Width of one account's strip inside an IP column. The picture starts at the
 /// UTC midnight before its first mark.
 pub const STRIP: f64 = 12.0;
 /// The narrowest strip: strips never shrink below a readable width.
@@ -98,18 +98,18 @@ enum Kind {
     Stall { ip: Option<IpId> },
 }
 
-/// One thing to draw: user (index into the sorted users), bucket, kind.
+/// One thing to draw: account (index into the sorted accounts), bucket, kind.
 #[derive(Debug, Clone, Copy)]
 struct Mark {
-    user: usize,
+    account: usize,
     bucket: Epoch,
     kind: Kind,
 }
 
-/// Draws the timeline of `users` (sorted by name, duplicates dropped; users
+/// Draws the timeline of `accounts` (sorted by name, duplicates dropped; accounts
 /// without segments get a legend entry and no marks).
-pub fn timeline(segments: &Segments, users: &[&str], opts: &TimelineOptions) -> Document {
-    let mut names: Vec<&str> = users.to_vec();
+pub fn timeline(segments: &Segments, accounts: &[&str], opts: &TimelineOptions) -> Document {
+    let mut names: Vec<&str> = accounts.to_vec();
     names.sort_unstable();
     names.dedup();
 
@@ -132,11 +132,11 @@ pub fn timeline(segments: &Segments, users: &[&str], opts: &TimelineOptions) -> 
 }
 
 /// The marks of the sorted `names` within `opts.from..opts.to`, in time
-/// order, then user order; within a user's bucket moves come first, in the
+/// order, then account order; within an account's bucket moves come first, in the
 /// order of their IPs' first move, then the stall.
 fn collect(segments: &Segments, names: &[&str], opts: &TimelineOptions) -> Vec<Mark> {
     let mut marks = Vec::new();
-    for (user, name) in names.iter().enumerate() {
+    for (account, name) in names.iter().enumerate() {
         for seg in segments.of(name) {
             let bucket = seg.bucket;
             if opts.from.is_some_and(|f| bucket < f) || opts.to.is_some_and(|t| bucket >= t) {
@@ -144,14 +144,14 @@ fn collect(segments: &Segments, names: &[&str], opts: &TimelineOptions) -> Vec<M
             }
             for &(ip, count) in &seg.moves {
                 marks.push(Mark {
-                    user,
+                    account,
                     bucket,
                     kind: Kind::Move { ip, count },
                 });
             }
             if seg.stalled {
                 marks.push(Mark {
-                    user,
+                    account,
                     bucket,
                     kind: Kind::Stall {
                         ip: seg.stall_ip.map(|ip| ip.get()),
@@ -160,17 +160,17 @@ fn collect(segments: &Segments, names: &[&str], opts: &TimelineOptions) -> Vec<M
             }
         }
     }
-    marks.sort_by_key(|m| (m.bucket, m.user));
+    marks.sort_by_key(|m| (m.bucket, m.account));
     marks
 }
 
 /// Drops the marks more than [`TAIL_MARGIN_SECONDS`] after the last record of
-/// the second-to-last user to stop (nothing if fewer than two users have
+/// the second-to-last account to stop (nothing if fewer than two accounts have
 /// marks).
-fn trim_tail(marks: &mut Vec<Mark>, users: usize) {
-    let mut last: Vec<Option<Epoch>> = vec![None; users];
+fn trim_tail(marks: &mut Vec<Mark>, accounts: usize) {
+    let mut last: Vec<Option<Epoch>> = vec![None; accounts];
     for m in marks.iter() {
-        last[m.user] = Some(m.bucket);
+        last[m.account] = Some(m.bucket);
     }
     let mut ends: Vec<Epoch> = last.into_iter().flatten().collect();
     ends.sort_unstable_by(|a, b| b.cmp(a));

@@ -27,8 +27,8 @@ impl Build {
         }
     }
 
-    fn cell(&mut self, user: &str, t: Epoch) -> &mut Segment {
-        let u = self.segments.users.intern(user);
+    fn cell(&mut self, account: &str, t: Epoch) -> &mut Segment {
+        let u = self.segments.accounts.intern(account);
         let bucket = bucket_of(t, self.segments.bucket_seconds);
         self.cells.entry((u, bucket)).or_insert_with(|| Segment {
             bucket,
@@ -36,10 +36,10 @@ impl Build {
         })
     }
 
-    /// `user` moved `count` times from `ip` at `t`.
-    pub fn moved(&mut self, user: &str, t: Epoch, ip: &str, count: u32) -> &mut Self {
+    /// `account` moved `count` times from `ip` at `t`.
+    pub fn moved(&mut self, account: &str, t: Epoch, ip: &str, count: u32) -> &mut Self {
         let ip = self.segments.ips.intern(ip);
-        let seg = self.cell(user, t);
+        let seg = self.cell(account, t);
         match seg.moves.iter_mut().find(|(i, _)| *i == ip) {
             Some((_, c)) => *c += count,
             None => seg.moves.push((ip, count)),
@@ -47,10 +47,10 @@ impl Build {
         self
     }
 
-    /// `user` was stalled at `t`; their next move was from `next_ip`.
-    pub fn stalled(&mut self, user: &str, t: Epoch, next_ip: Option<&str>) -> &mut Self {
+    /// `account` was stalled at `t`; their next move was from `next_ip`.
+    pub fn stalled(&mut self, account: &str, t: Epoch, next_ip: Option<&str>) -> &mut Self {
         let ip = next_ip.map(|ip| self.segments.ips.intern(ip));
-        let seg = self.cell(user, t);
+        let seg = self.cell(account, t);
         seg.stalled = true;
         seg.stall_ip = ip.map(schema::StallIp::new);
         self
@@ -58,20 +58,20 @@ impl Build {
 
     pub fn finish(&mut self) -> Segments {
         let mut s = self.segments.clone();
-        s.by_user = vec![Vec::new(); s.users.len()];
+        s.by_account = vec![Vec::new(); s.accounts.len()];
         for (&(u, _), seg) in &self.cells {
-            s.by_user[u as usize].push(seg.clone());
+            s.by_account[u as usize].push(seg.clone());
         }
         s
     }
 }
 
-/// Moves (user, bucket, IP) and stalled buckets of `users` in the segments,
+/// Moves (account, bucket, IP) and stalled buckets of `accounts` in the segments,
 /// counted from the data (what the picture must show one mark for each).
-pub fn count_marks(s: &Segments, users: &[&str], from: Epoch, to: Epoch) -> (usize, usize) {
+pub fn count_marks(s: &Segments, accounts: &[&str], from: Epoch, to: Epoch) -> (usize, usize) {
     let mut moves = 0;
     let mut stalls = 0;
-    for u in users {
+    for u in accounts {
         for seg in s.of(u).iter().filter(|g| g.bucket >= from && g.bucket < to) {
             moves += seg.moves.len();
             stalls += usize::from(seg.stalled);
@@ -124,12 +124,12 @@ impl Lcg {
 /// by several accounts, 27 ephemeral IPs each used by one account in one or
 /// two buckets. Every account plays to the end, with stalls before moves.
 pub fn big_clique() -> (Segments, Vec<String>) {
-    let users: Vec<String> = (1..=8).map(|i| format!("acct-{i}")).collect();
+    let accounts: Vec<String> = (1..=8).map(|i| format!("acct-{i}")).collect();
     let homes = ["10.0.0.1", "10.0.0.2", "10.0.0.3"];
     let mut rng = Lcg(7);
     let mut b = Build::new(1800);
     for day in 0..60 {
-        for (u, name) in users.iter().enumerate() {
+        for (u, name) in accounts.iter().enumerate() {
             for _ in 0..4 {
                 let t = T0 + day * DAY + rng.below(48) as i64 * 1800;
                 let ip = homes[(u + rng.below(2) as usize) % 3];
@@ -141,7 +141,7 @@ pub fn big_clique() -> (Segments, Vec<String>) {
         }
     }
     for e in 0..27i64 {
-        let name = &users[e as usize % 8];
+        let name = &accounts[e as usize % 8];
         let ip = format!("172.16.{e}.9");
         let t = T0 + (e * 2 + 1) * DAY + 5 * HOUR + 13;
         b.moved(name, t, &ip, 1);
@@ -149,7 +149,7 @@ pub fn big_clique() -> (Segments, Vec<String>) {
             b.moved(name, t + 4 * HOUR, &ip, 2);
         }
     }
-    (b.finish(), users)
+    (b.finish(), accounts)
 }
 
 fn pair(a: &str, b: &str, similarity: f64, same_ip: u64, other_ip: u64, boost: u32) -> PairScore {
@@ -163,8 +163,8 @@ fn pair(a: &str, b: &str, similarity: f64, same_ip: u64, other_ip: u64, boost: u
     evidence.both_stalled.count = 7;
     evidence.max_boost = boost;
     PairScore {
-        user_a: a.to_owned(),
-        user_b: b.to_owned(),
+        account_a: a.to_owned(),
+        account_b: b.to_owned(),
         similarity,
         sum: 0,
         weight: 20,

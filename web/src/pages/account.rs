@@ -57,7 +57,7 @@ pub async fn search(_me: SignedIn, Query(q): Query<SearchQuery>) -> Response {
 
 /// IPs both accounts moved from on one day within the season's bounds.
 fn shared_ips(segments: &Segments, a: &str, b: &str, from: Option<i64>, to: Option<i64>) -> usize {
-    let (Some(ia), Some(ib)) = (segments.users.get(a), segments.users.get(b)) else {
+    let (Some(ia), Some(ib)) = (segments.accounts.get(a), segments.accounts.get(b)) else {
         return 0;
     };
     let (lo, hi) = (from.map_or(i64::MIN, day_of), to.map_or(i64::MAX, day_of));
@@ -65,7 +65,7 @@ fn shared_ips(segments: &Segments, a: &str, b: &str, from: Option<i64>, to: Opti
         segments
             .ip_days
             .iter()
-            .filter(move |d| d.user == u && d.day >= lo && d.day <= hi)
+            .filter(move |d| d.account == u && d.day >= lo && d.day <= hi)
             .map(|d| (d.day, d.ip))
             .collect::<std::collections::BTreeSet<_>>()
     };
@@ -89,10 +89,10 @@ pub async fn account(
     // Both directions of a pair in a season, keyed by (season, other).
     let mut both: BTreeMap<(u32, String), Directions> = BTreeMap::new();
     for p in &pairs {
-        if p.user_a == name {
-            both.entry((p.season, p.user_b.clone())).or_default().0 = Some(p);
+        if p.account_a == name {
+            both.entry((p.season, p.account_b.clone())).or_default().0 = Some(p);
         } else {
-            both.entry((p.season, p.user_a.clone())).or_default().1 = Some(p);
+            both.entry((p.season, p.account_a.clone())).or_default().1 = Some(p);
         }
     }
     let mut verdicts = state.store().verdicts_for_account(&name).await?;

@@ -26,7 +26,7 @@ pub fn timeline_svg(
     let known: Vec<&str> = members
         .iter()
         .copied()
-        .filter(|m| segments.users.get(m).is_some())
+        .filter(|m| segments.accounts.get(m).is_some())
         .collect();
     let opts = viz::TimelineOptions {
         show_ips,
@@ -165,7 +165,7 @@ async fn next_season(
         .map_err(|e| WebError::Internal(e.to_string()))?;
     let played = |m: &str| {
         segments
-            .users
+            .accounts
             .get(m)
             .is_some_and(|id| participants.contains(&id))
     };
@@ -204,10 +204,10 @@ mod tests {
     #[test]
     fn the_timeline_uses_the_seasons_pseudonyms() {
         let mut segments = Segments::new(1800);
-        let a = segments.users.intern("alice");
+        let a = segments.accounts.intern("alice");
         let ip = segments.ips.intern("192.0.2.7");
-        segments.by_user.resize(a as usize + 1, Vec::new());
-        segments.by_user[a as usize].push(Segment {
+        segments.by_account.resize(a as usize + 1, Vec::new());
+        segments.by_account[a as usize].push(Segment {
             bucket: 0,
             moves: vec![(ip, 1)].into(),
             stalled: false,

@@ -58,7 +58,7 @@ async fn season_of_pair(
         .pairs_of_account(a)
         .await?
         .iter()
-        .filter(|p| p.user_a == b || p.user_b == b)
+        .filter(|p| p.account_a == b || p.account_b == b)
         .map(|p| p.season)
         .max()
         .ok_or_else(|| {
@@ -99,7 +99,12 @@ pub async fn pair(
         .record_audit(&me.user.name, "view-pair", &target)
         .await?;
     let result = &scan.result;
-    let find = |x: &str, y: &str| result.pairs.iter().find(|p| p.user_a == x && p.user_b == y);
+    let find = |x: &str, y: &str| {
+        result
+            .pairs
+            .iter()
+            .find(|p| p.account_a == x && p.account_b == y)
+    };
     let (ab, ba) = (find(&a, &b), find(&b, &a));
     if ab.is_none() && ba.is_none() {
         return Err(WebError::NotFound(format!(

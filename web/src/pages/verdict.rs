@@ -72,7 +72,7 @@ pub async fn record(
     let similarity = result
         .pairs
         .iter()
-        .filter(|p| accounts.contains(&p.user_a) && accounts.contains(&p.user_b))
+        .filter(|p| accounts.contains(&p.account_a) && accounts.contains(&p.account_b))
         .map(|p| p.similarity)
         .reduce(f64::max);
     if similarity.is_none() {

@@ -1,6 +1,6 @@
 //! Scans: one season scored with its parameters, every directed pair with
 //! its evidence, and the cliques (`scans`, `scan_pairs`, `scan_cliques`,
-//! `scan_users`). A rescan may store only the pairs it scored again, as a
+//! `scan_accounts`). A rescan may store only the pairs it scored again, as a
 //! change to an earlier scan (`pairs.rs` reads through such chains).
 
 use super::sql::insert_rows;
@@ -12,11 +12,11 @@ use crate::season::Season;
 pub(super) use pairs::PairFilter;
 use sqlx::{Any, Row, Transaction};
 
+mod accounts;
 mod pairs;
 mod signals;
-mod users;
 
-pub use users::RescanBase;
+pub use accounts::RescanBase;
 
 impl Store {
     /// Stores a scan (parameters, its pairs with their evidence, cliques,
@@ -61,7 +61,7 @@ impl Store {
         super::crowds::save_crowds(self.backend, &mut tx, id, &result.crowded).await?;
         if let Some(l) = lineage {
             let replaced = delta.map(|d| d.replaced.as_slice());
-            users::save_users(&mut tx, id, &l.digests, replaced).await?;
+            accounts::save_accounts(&mut tx, id, &l.digests, replaced).await?;
         }
         tx.commit().await?;
         Ok(id)
@@ -97,7 +97,7 @@ impl Store {
             .filter(|id| !needed.contains(id))
             .collect();
         for &id in &old {
-            for table in ["scan_pairs", "scan_cliques", "scan_crowds", "scan_users"] {
+            for table in ["scan_pairs", "scan_cliques", "scan_crowds", "scan_accounts"] {
                 sqlx::query(&format!("DELETE FROM {table} WHERE scan_id = $1"))
                     .bind(id)
                     .execute(&mut *tx)
@@ -167,8 +167,8 @@ impl Store {
         pairs.sort_by(|x, y| {
             y.similarity
                 .total_cmp(&x.similarity)
-                .then_with(|| x.user_a.cmp(&y.user_a))
-                .then_with(|| x.user_b.cmp(&y.user_b))
+                .then_with(|| x.account_a.cmp(&y.account_a))
+                .then_with(|| x.account_b.cmp(&y.account_b))
         });
         Ok(Some(StoredScan {
             id,
@@ -279,7 +279,7 @@ async fn save_pairs(
     insert_rows(
         backend,
         tx,
-        "scan_pairs (scan_id, user_a, user_b, similarity, score_sum, score_weight, \
+        "scan_pairs (scan_id, account_a, account_b, similarity, score_sum, score_weight, \
          same_ip_count, same_ip_score, other_ip_count, other_ip_score, moved_stalled_count, moved_stalled_score, \
          stalled_moved_count, stalled_moved_score, both_stalled_count, both_stalled_score, \
          max_boost, max_boost_bucket, top_buckets, signals)",
@@ -290,8 +290,8 @@ async fn save_pairs(
             let e = &p.evidence;
             q = q
                 .bind(id)
-                .bind(p.user_a.clone())
-                .bind(p.user_b.clone())
+                .bind(p.account_a.clone())
+                .bind(p.account_b.clone())
                 .bind(p.similarity)
                 .bind(p.sum)
                 .bind(p.weight);

@@ -1,7 +1,7 @@
 //! Reading a scan's pairs. A scan stored as a change to an earlier one
 //! ([`crate::rescan::Delta`]) holds only the pairs it scored again: its
 //! pairs are read through its chain of bases, each level's pairs less those
-//! naming a user a later level replaced.
+//! naming an account a later level replaced.
 
 use super::super::{Result, Store, StoreError};
 use crate::model::*;
@@ -14,20 +14,20 @@ pub(in crate::store) enum PairFilter<'a> {
     All,
     /// Similarity at or above.
     AtLeast(f64),
-    /// Naming this user, either way.
+    /// Naming this account, either way.
     Naming(&'a str),
-    /// Both users among these.
+    /// Both accounts among these.
     Among(&'a [String]),
 }
 
-/// One level of a scan's chain: a scan and the users it replaced.
+/// One level of a scan's chain: a scan and the accounts it replaced.
 #[derive(Debug, Clone)]
 pub(in crate::store) struct Level {
     pub id: i64,
     pub replaced: Vec<String>,
 }
 
-const COLUMNS: &str = "SELECT user_a, user_b, similarity, score_sum, score_weight, \
+const COLUMNS: &str = "SELECT account_a, account_b, similarity, score_sum, score_weight, \
      same_ip_count, same_ip_score, other_ip_count, other_ip_score, moved_stalled_count, moved_stalled_score, \
      stalled_moved_count, stalled_moved_score, both_stalled_count, both_stalled_score, \
      max_boost, max_boost_bucket, top_buckets, signals FROM scan_pairs WHERE scan_id = $1";
@@ -70,8 +70,9 @@ impl Store {
         for level in &chain {
             let rows = self.stored_pairs(level.id, filter).await?;
             out.extend(
-                rows.into_iter()
-                    .filter(|p| !replaced.contains(&p.user_a) && !replaced.contains(&p.user_b)),
+                rows.into_iter().filter(|p| {
+                    !replaced.contains(&p.account_a) && !replaced.contains(&p.account_b)
+                }),
             );
             replaced.extend(level.replaced.iter().cloned());
         }
@@ -84,11 +85,12 @@ impl Store {
         let mut out = Vec::new();
         let mut replaced: FxHashSet<String> = FxHashSet::default();
         for level in self.scan_chain(id).await? {
-            let rows =
-                sqlx::query("SELECT user_a, user_b, similarity FROM scan_pairs WHERE scan_id = $1")
-                    .bind(level.id)
-                    .fetch_all(&self.pool)
-                    .await?;
+            let rows = sqlx::query(
+                "SELECT account_a, account_b, similarity FROM scan_pairs WHERE scan_id = $1",
+            )
+            .bind(level.id)
+            .fetch_all(&self.pool)
+            .await?;
             for r in &rows {
                 if !replaced.is_empty() {
                     let (a, b): (&str, &str) = (r.try_get(0)?, r.try_get(1)?);
@@ -118,20 +120,20 @@ impl Store {
         let sql = match filter {
             PairFilter::All => COLUMNS.to_owned(),
             PairFilter::AtLeast(_) => format!("{COLUMNS} AND similarity >= $2"),
-            PairFilter::Naming(_) => format!("{COLUMNS} AND (user_a = $2 OR user_b = $2)"),
-            PairFilter::Among(users) => format!(
-                "{COLUMNS} AND user_a IN ({}) AND user_b IN ({})",
-                list(2, users.len()),
-                list(2 + users.len(), users.len())
+            PairFilter::Naming(_) => format!("{COLUMNS} AND (account_a = $2 OR account_b = $2)"),
+            PairFilter::Among(accounts) => format!(
+                "{COLUMNS} AND account_a IN ({}) AND account_b IN ({})",
+                list(2, accounts.len()),
+                list(2 + accounts.len(), accounts.len())
             ),
         };
         let mut q = sqlx::query(&sql).bind(id);
         match filter {
             PairFilter::All => {}
             PairFilter::AtLeast(min) => q = q.bind(min),
-            PairFilter::Naming(user) => q = q.bind(user.to_owned()),
-            PairFilter::Among(users) => {
-                for u in users.iter().chain(users) {
+            PairFilter::Naming(account) => q = q.bind(account.to_owned()),
+            PairFilter::Among(accounts) => {
+                for u in accounts.iter().chain(accounts) {
                     q = q.bind(u.clone());
                 }
             }
@@ -193,8 +195,8 @@ fn pair_of_row(r: &sqlx::any::AnyRow) -> Result<PairScore> {
         .transpose()
         .map_err(|e| StoreError::Corrupt(format!("signals of a pair: {e}")))?;
     Ok(PairScore {
-        user_a: r.try_get(0)?,
-        user_b: r.try_get(1)?,
+        account_a: r.try_get(0)?,
+        account_b: r.try_get(1)?,
         similarity: r.try_get(2)?,
         sum: r.try_get(3)?,
         weight: r.try_get(4)?,

@@ -1,5 +1,5 @@
 //! Improved mode's signals are stored once per unordered pair: on the row
-//! whose `user_a` sorts first, when the other row's signals are exactly its
+//! whose `account_a` sorts first, when the other row's signals are exactly its
 //! own seen from the other side ([`Signals::swapped`]); that row stores
 //! none and is given them back when read. Half the bytes of an improved
 //! scan's evidence, and nothing lost: a row whose signals are not its
@@ -22,7 +22,7 @@ pub(super) fn stored(pairs: &[PairScore]) -> Vec<Option<String>> {
         .iter()
         .filter_map(|p| {
             Some((
-                (p.user_a.as_str(), p.user_b.as_str()),
+                (p.account_a.as_str(), p.account_b.as_str()),
                 p.evidence.signals.as_ref()?,
             ))
         })
@@ -31,8 +31,9 @@ pub(super) fn stored(pairs: &[PairScore]) -> Vec<Option<String>> {
         .iter()
         .map(|p| {
             let s = p.evidence.signals?;
-            let partner = by_pair.get(&(p.user_b.as_str(), p.user_a.as_str()));
-            let from_partner = p.user_a > p.user_b && partner.is_some_and(|q| q.swapped() == s);
+            let partner = by_pair.get(&(p.account_b.as_str(), p.account_a.as_str()));
+            let from_partner =
+                p.account_a > p.account_b && partner.is_some_and(|q| q.swapped() == s);
             (!from_partner).then(|| compact(&s))
         })
         .collect()
@@ -94,10 +95,10 @@ pub(super) fn compact(s: &Signals) -> String {
 pub(super) fn fill_from_partners(pairs: &mut [PairScore]) {
     let by_pair: FxHashMap<(&str, &str), &Signals> = pairs
         .iter()
-        .filter(|p| p.user_a < p.user_b)
+        .filter(|p| p.account_a < p.account_b)
         .filter_map(|p| {
             Some((
-                (p.user_a.as_str(), p.user_b.as_str()),
+                (p.account_a.as_str(), p.account_b.as_str()),
                 p.evidence.signals.as_ref()?,
             ))
         })
@@ -108,9 +109,9 @@ pub(super) fn fill_from_partners(pairs: &mut [PairScore]) {
     let fills: Vec<(usize, Signals)> = pairs
         .iter()
         .enumerate()
-        .filter(|(_, p)| p.evidence.signals.is_none() && p.user_a > p.user_b)
+        .filter(|(_, p)| p.evidence.signals.is_none() && p.account_a > p.account_b)
         .filter_map(|(i, p)| {
-            let s = by_pair.get(&(p.user_b.as_str(), p.user_a.as_str()))?;
+            let s = by_pair.get(&(p.account_b.as_str(), p.account_a.as_str()))?;
             Some((i, s.swapped()))
         })
         .collect();
@@ -126,8 +127,8 @@ mod tests {
 
     fn pair(a: &str, b: &str, signals: Option<Signals>) -> PairScore {
         let mut p = PairScore {
-            user_a: a.into(),
-            user_b: b.into(),
+            account_a: a.into(),
+            account_b: b.into(),
             similarity: 0.5,
             sum: 0,
             weight: 0,
@@ -243,7 +244,7 @@ mod tests {
             .zip(&stored)
             .map(|(p, s)| {
                 let signals = s.as_deref().map(|j| serde_json::from_str(j).unwrap());
-                pair(&p.user_a, &p.user_b, signals)
+                pair(&p.account_a, &p.account_b, signals)
             })
             .collect();
         fill_from_partners(&mut read);

@@ -1,5 +1,5 @@
-//! Chunks: some of one user's consecutive segments as bytes, so that a
-//! stored segmentation is a few rows per user instead of a row per moved
+//! Chunks: some of one account's consecutive segments as bytes, so that a
+//! stored segmentation is a few rows per account instead of a row per moved
 //! bucket and per run of stalls (decoding rows one by one through the
 //! driver was most of a scan from the store).
 //!
@@ -37,7 +37,7 @@ pub(super) struct Chunk {
     pub data: Vec<u8>,
 }
 
-/// Encodes one user's segments, in bucket order, into chunks.
+/// Encodes one account's segments, in bucket order, into chunks.
 #[derive(Debug, Default)]
 pub(super) struct ChunkWriter {
     /// The chunk's index of each IP (by the caller's id), and their bytes.
@@ -278,7 +278,7 @@ mod tests {
 
     const B: i64 = 1800;
 
-    /// Segments of one user: buckets increasing, some moved from IPs of a
+    /// Segments of one account: buckets increasing, some moved from IPs of a
     /// small table, some stalled with or without an IP, some both.
     fn segments() -> impl Strategy<Value = Vec<Segment>> {
         let seg = (

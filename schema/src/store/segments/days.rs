@@ -1,6 +1,6 @@
-//! A user's days as one row of bytes (`user_days`): the sightings (who
+//! An account's days as one row of bytes (`account_days`): the sightings (who
 //! moved from which IP on which day) and the runs of days on which they
-//! moved in each game. A row per user instead of a row per sighting and per
+//! moved in each game. A row per account instead of a row per sighting and per
 //! run: 3.7M rows at 10M moves took 7 to 10 s to decode one by one.
 //!
 //! Layout, every integer an unsigned LEB128 varint (see `chunk.rs`):
@@ -18,18 +18,18 @@ use rustc_hash::FxHashMap;
 use sqlx::Row;
 use std::collections::BTreeSet;
 
-/// Users' rows saved per statement batch.
+/// Accounts' rows saved per statement batch.
 const ROWS_PER_BATCH: usize = 1_000;
 
-/// One user's days, by names: sightings `(day, IP)` and runs `(game, first
+/// One account's days, by names: sightings `(day, IP)` and runs `(game, first
 /// day, last day)`.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub(super) struct UserDays {
+pub(super) struct AccountDays {
     pub sightings: BTreeSet<(i64, String)>,
     pub runs: Vec<(String, i64, i64)>,
 }
 
-impl UserDays {
+impl AccountDays {
     /// Adds runs, merging those of one game that touch or overlap.
     fn add_runs(&mut self, runs: impl IntoIterator<Item = (String, i64, i64)>) {
         self.runs.extend(runs);
@@ -95,7 +95,7 @@ pub(super) fn encode<'a>(
     out
 }
 
-/// Decodes a user's days, handing over each sighting and each run.
+/// Decodes an account's days, handing over each sighting and each run.
 pub(super) fn decode(
     data: &[u8],
     mut sighting: impl FnMut(i64, &str),
@@ -126,27 +126,27 @@ pub(super) fn decode(
         run(&games[game], first, last);
     }
     if !r.done() {
-        return Err("bytes after a user's days".to_owned());
+        return Err("bytes after an account's days".to_owned());
     }
     Ok(())
 }
 
 impl SegmentationWriter<'_> {
-    /// Saves every user's days of a whole cut: `rest.ip_days` and
-    /// `rest.game_days` are sorted by user.
+    /// Saves every account's days of a whole cut: `rest.ip_days` and
+    /// `rest.game_days` are sorted by account.
     pub(super) async fn insert_days(&mut self, rest: &Segments) -> Result<()> {
         let (mut s, mut g) = (0, 0);
         let (ip_days, game_days) = (&rest.ip_days, &rest.game_days);
         let mut rows: Vec<(String, u64, Vec<u8>)> = Vec::new();
         while s < ip_days.len() || g < game_days.len() {
-            let user = match (ip_days.get(s), game_days.get(g)) {
-                (Some(a), Some(b)) => a.user.min(b.user),
-                (Some(a), None) => a.user,
-                (None, Some(b)) => b.user,
+            let account = match (ip_days.get(s), game_days.get(g)) {
+                (Some(a), Some(b)) => a.account.min(b.account),
+                (Some(a), None) => a.account,
+                (None, Some(b)) => b.account,
                 (None, None) => unreachable!(),
             };
-            let s_end = s + ip_days[s..].partition_point(|d| d.user == user);
-            let g_end = g + game_days[g..].partition_point(|d| d.user == user);
+            let s_end = s + ip_days[s..].partition_point(|d| d.account == account);
+            let g_end = g + game_days[g..].partition_point(|d| d.account == account);
             let sightings = ip_days[s..s_end]
                 .iter()
                 .map(|d| (d.day, rest.ips.name(d.ip)));
@@ -154,33 +154,37 @@ impl SegmentationWriter<'_> {
                 .iter()
                 .map(|d| (rest.games.name(d.game), d.first_day, d.last_day));
             let data = encode(sightings, runs);
-            rows.push((rest.users.name(user).to_owned(), (s_end - s) as u64, data));
+            rows.push((
+                rest.accounts.name(account).to_owned(),
+                (s_end - s) as u64,
+                data,
+            ));
             (s, g) = (s_end, g_end);
             if rows.len() >= ROWS_PER_BATCH {
-                self.insert_user_days(&rows).await?;
+                self.insert_account_days(&rows).await?;
                 rows.clear();
             }
         }
-        self.insert_user_days(&rows).await
+        self.insert_account_days(&rows).await
     }
 
     /// Adds an extension's sightings and runs of game days to the stored
-    /// days of each user it touched.
+    /// days of each account it touched.
     pub(super) async fn merge_days(&mut self, rest: &Segments) -> Result<()> {
-        let mut touched: FxHashMap<UserId, UserDays> = FxHashMap::default();
+        let mut touched: FxHashMap<AccountId, AccountDays> = FxHashMap::default();
         for d in &rest.ip_days {
-            let days = touched.entry(d.user).or_default();
+            let days = touched.entry(d.account).or_default();
             days.sightings
                 .insert((d.day, rest.ips.name(d.ip).to_owned()));
         }
         for d in &rest.game_days {
             let game = rest.games.name(d.game).to_owned();
-            let days = touched.entry(d.user).or_default();
+            let days = touched.entry(d.account).or_default();
             days.runs.push((game, d.first_day, d.last_day));
         }
         let mut rows = Vec::with_capacity(touched.len());
-        for (user, new) in touched {
-            let name = rest.users.name(user);
+        for (account, new) in touched {
+            let name = rest.accounts.name(account);
             let mut days = self.take_days(name).await?;
             days.sightings.extend(new.sightings);
             days.add_runs(new.runs);
@@ -189,19 +193,19 @@ impl SegmentationWriter<'_> {
             let data = encode(sightings, runs);
             rows.push((name.to_owned(), days.sightings.len() as u64, data));
         }
-        self.insert_user_days(&rows).await
+        self.insert_account_days(&rows).await
     }
 
-    /// Takes a user's stored days out of the segmentation being extended.
-    async fn take_days(&mut self, user: &str) -> Result<UserDays> {
+    /// Takes an account's stored days out of the segmentation being extended.
+    async fn take_days(&mut self, account: &str) -> Result<AccountDays> {
         let row = sqlx::query(
-            "DELETE FROM user_days WHERE segmentation_id = $1 AND username = $2 RETURNING data",
+            "DELETE FROM account_days WHERE segmentation_id = $1 AND username = $2 RETURNING data",
         )
         .bind(self.id)
-        .bind(user)
+        .bind(account)
         .fetch_optional(&mut *self.tx)
         .await?;
-        let mut days = UserDays::default();
+        let mut days = AccountDays::default();
         if let Some(row) = row {
             let data: Vec<u8> = row.try_get(0)?;
             let mut runs = Vec::new();
@@ -212,24 +216,24 @@ impl SegmentationWriter<'_> {
                 },
                 |game, first, last| runs.push((game.to_owned(), first, last)),
             )
-            .map_err(|e| StoreError::Corrupt(format!("a user's stored days: {e}")))?;
+            .map_err(|e| StoreError::Corrupt(format!("an account's stored days: {e}")))?;
             days.runs = runs;
         }
         Ok(days)
     }
 
-    async fn insert_user_days(&mut self, rows: &[(String, u64, Vec<u8>)]) -> Result<()> {
+    async fn insert_account_days(&mut self, rows: &[(String, u64, Vec<u8>)]) -> Result<()> {
         let id = self.id;
         insert_rows(
             self.store.backend,
             &mut self.tx,
-            "user_days (segmentation_id, username, sightings, data)",
+            "account_days (segmentation_id, username, sightings, data)",
             4,
             "",
             rows,
-            |q, (user, n, data)| {
+            |q, (account, n, data)| {
                 q.bind(id)
-                    .bind(user.clone())
+                    .bind(account.clone())
                     .bind(*n as i64)
                     .bind(data.clone())
             },
@@ -268,7 +272,7 @@ mod tests {
 
     #[test]
     fn runs_that_touch_merge() {
-        let mut days = UserDays::default();
+        let mut days = AccountDays::default();
         let g = |f, l| ("g".to_owned(), f, l);
         days.add_runs([g(10, 12), g(20, 20)]);
         days.add_runs([g(13, 14), g(19, 19), ("h".to_owned(), 11, 11)]);

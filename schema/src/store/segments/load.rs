@@ -9,7 +9,7 @@ use sqlx::Row;
 
 impl Store {
     /// The stored segments for `bucket_seconds`, if any. Chunks come sorted
-    /// by user and first bucket, so each user's list is built by appending.
+    /// by account and first bucket, so each account's list is built by appending.
     pub async fn load_segmentation(
         &self,
         bucket_seconds: i64,
@@ -31,7 +31,7 @@ impl Store {
 
         let mut segs = Segments::new(bucket_seconds);
         self.load_chunks(id, &mut segs).await?;
-        self.load_user_days(id, &mut segs).await?;
+        self.load_account_days(id, &mut segs).await?;
         segs.ip_days.sort_unstable();
         segs.game_days.sort_unstable();
         Ok(Some(StoredSegmentation {
@@ -41,7 +41,7 @@ impl Store {
         }))
     }
 
-    /// Appends segmentation `id`'s chunks of segments to `segs`, by user.
+    /// Appends segmentation `id`'s chunks of segments to `segs`, by account.
     async fn load_chunks(&self, id: i64, segs: &mut Segments) -> Result<()> {
         let bucket_seconds = segs.bucket_seconds;
         let mut rows = sqlx::query(
@@ -51,34 +51,34 @@ impl Store {
         .bind(id)
         .fetch(&self.pool);
         // `None` before the first row: any name, the empty one too, starts
-        // a new user.
+        // a new account.
         let mut name: Option<String> = None;
-        let mut user = 0usize;
+        let mut account = 0usize;
         while let Some(r) = rows.try_next().await? {
             let n: &str = r.try_get(0)?;
             if name.as_deref() != Some(n) {
                 name = Some(n.to_owned());
-                user = user_of(segs, n);
+                account = account_of(segs, n);
             }
             let first: i64 = r.try_get(1)?;
             let data: &[u8] = r.try_get(2)?;
             let ips = &mut segs.ips;
-            let list = &mut segs.by_user[user];
+            let list = &mut segs.by_account[account];
             decode(data, first, bucket_seconds, |ip| ips.intern(ip), list)
                 .map_err(|e| StoreError::Corrupt(format!("a stored chunk of segments: {e}")))?;
         }
         Ok(())
     }
 
-    /// Appends segmentation `id`'s days of each user (addresses and games)
+    /// Appends segmentation `id`'s days of each account (addresses and games)
     /// to `segs`, unsorted.
-    async fn load_user_days(&self, id: i64, segs: &mut Segments) -> Result<()> {
+    async fn load_account_days(&self, id: i64, segs: &mut Segments) -> Result<()> {
         let mut rows =
-            sqlx::query("SELECT username, data FROM user_days WHERE segmentation_id = $1")
+            sqlx::query("SELECT username, data FROM account_days WHERE segmentation_id = $1")
                 .bind(id)
                 .fetch(&self.pool);
         while let Some(r) = rows.try_next().await? {
-            let user = user_of(segs, r.try_get(0)?) as UserId;
+            let account = account_of(segs, r.try_get(0)?) as AccountId;
             let data: &[u8] = r.try_get(1)?;
             let (ips, games) = (&mut segs.ips, &mut segs.games);
             let (ip_days, game_days) = (&mut segs.ip_days, &mut segs.game_days);
@@ -86,29 +86,29 @@ impl Store {
                 data,
                 |day, ip| {
                     let ip = ips.intern(ip);
-                    ip_days.push(IpDay { user, day, ip });
+                    ip_days.push(IpDay { account, day, ip });
                 },
                 |game, first_day, last_day| {
                     let game = games.intern(game);
                     game_days.push(GameDays {
-                        user,
+                        account,
                         game,
                         first_day,
                         last_day,
                     });
                 },
             )
-            .map_err(|e| StoreError::Corrupt(format!("a user's stored days: {e}")))?;
+            .map_err(|e| StoreError::Corrupt(format!("an account's stored days: {e}")))?;
         }
         Ok(())
     }
 }
 
-/// The id of user `name` in `segs`, with an empty list of segments if new.
-fn user_of(segs: &mut Segments, name: &str) -> usize {
-    let u = segs.users.intern(name) as usize;
-    if u == segs.by_user.len() {
-        segs.by_user.push(Vec::new());
+/// The id of account `name` in `segs`, with an empty list of segments if new.
+fn account_of(segs: &mut Segments, name: &str) -> usize {
+    let u = segs.accounts.intern(name) as usize;
+    if u == segs.by_account.len() {
+        segs.by_account.push(Vec::new());
     }
     u
 }

@@ -1,5 +1,5 @@
 //! Segmentations: the segments of all moves for one bucket size
-//! (`segmentations`, `segment_chunks`, `user_days`, `segmentation_games`,
+//! (`segmentations`, `segment_chunks`, `account_days`, `segmentation_games`,
 //! and the moves' times in `move_time_chunks`). Saved by a
 //! [`SegmentationWriter`] part by part, from a whole cut or as an extension with the moves stored
 //! since (`tail.rs`); loaded whole.

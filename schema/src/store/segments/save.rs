@@ -13,7 +13,7 @@ use sqlx::{Any, Row, Transaction};
 pub struct Saved {
     /// Over the whole segmentation.
     pub counts: SegmentCounts,
-    pub users: u64,
+    pub accounts: u64,
     /// Moves read by this cut (only the new ones for an extension).
     pub moves: u64,
     /// Whether the cut extended the stored segmentation.
@@ -59,7 +59,7 @@ pub struct SegmentationWriter<'s> {
     bad: u64,
     first_bad: Option<crate::rules::Violation>,
     pub(super) counts: SegmentCounts,
-    /// Per user (by the cut's ids): the chunk being filled.
+    /// Per account (by the cut's ids): the chunk being filled.
     chunks: Vec<ChunkWriter>,
     /// The times of the moves read.
     times: TimeChunks,
@@ -71,7 +71,7 @@ pub struct SegmentationWriter<'s> {
 pub(in crate::store) const SEGMENTATION_TABLES: [&str; 4] = [
     "segment_chunks",
     "move_time_chunks",
-    "user_days",
+    "account_days",
     "segmentation_games",
 ];
 
@@ -219,46 +219,50 @@ impl<'s> SegmentationWriter<'s> {
         Ok(moves)
     }
 
-    /// Saves segments of some users (each user's in bucket order; a user's
-    /// later segments may follow in a later call). `users` and `ips` name
-    /// the ids, the same in every call of a cut. Each user's segments fill
+    /// Saves segments of some accounts (each account's in bucket order; an account's
+    /// later segments may follow in a later call). `accounts` and `ips` name
+    /// the ids, the same in every call of a cut. Each account's segments fill
     /// a chunk that is saved once it holds the store's chunk size.
-    pub async fn write_users(
+    pub async fn write_accounts(
         &mut self,
-        users: &Names,
+        accounts: &Names,
         ips: &Names,
-        part: &[(UserId, &[Segment])],
+        part: &[(AccountId, &[Segment])],
     ) -> Result<()> {
         let bs = self.bucket_seconds;
         let mut ready = Vec::new();
-        for &(user, segs) in part {
+        for &(account, segs) in part {
             self.counts.segments += segs.len() as u64;
             self.counts.stalled += segs.iter().filter(|s| s.stalled).count() as u64;
-            let u = user as usize;
+            let u = account as usize;
             if self.chunks.len() <= u {
                 self.chunks.resize_with(u + 1, ChunkWriter::default);
             }
             let chunk = &mut self.chunks[u];
             chunk.push(segs, ips, bs);
             if chunk.len() >= self.store.chunk_bytes {
-                ready.extend(chunk.take().map(|c| (user, c)));
+                ready.extend(chunk.take().map(|c| (account, c)));
             }
         }
-        self.insert_chunks(users, &ready).await
+        self.insert_chunks(accounts, &ready).await
     }
 
     /// Saves every chunk still being filled.
-    async fn close_chunks(&mut self, users: &Names) -> Result<()> {
+    async fn close_chunks(&mut self, accounts: &Names) -> Result<()> {
         let chunks = std::mem::take(&mut self.chunks);
-        let ready: Vec<(UserId, Chunk)> = chunks
+        let ready: Vec<(AccountId, Chunk)> = chunks
             .into_iter()
             .enumerate()
-            .filter_map(|(u, mut c)| c.take().map(|c| (u as UserId, c)))
+            .filter_map(|(u, mut c)| c.take().map(|c| (u as AccountId, c)))
             .collect();
-        self.insert_chunks(users, &ready).await
+        self.insert_chunks(accounts, &ready).await
     }
 
-    async fn insert_chunks(&mut self, users: &Names, chunks: &[(UserId, Chunk)]) -> Result<()> {
+    async fn insert_chunks(
+        &mut self,
+        accounts: &Names,
+        chunks: &[(AccountId, Chunk)],
+    ) -> Result<()> {
         let id = self.id;
         insert_rows(
             self.store.backend,
@@ -267,9 +271,9 @@ impl<'s> SegmentationWriter<'s> {
             7,
             "",
             chunks,
-            |q, (user, c)| {
+            |q, (account, c)| {
                 q.bind(id)
-                    .bind(users.name(*user).to_owned())
+                    .bind(accounts.name(*account).to_owned())
                     .bind(c.first_bucket)
                     .bind(c.last_bucket)
                     .bind(c.segments as i64)
@@ -285,14 +289,15 @@ impl<'s> SegmentationWriter<'s> {
     /// runs of game days of the cut) with each game's latest bucket
     /// (`last_buckets`, by id in `rest.games`), and commits.
     pub async fn finish(mut self, rest: &Segments, last_buckets: &[(u32, Epoch)]) -> Result<Saved> {
-        let part: Vec<(UserId, &[Segment])> = rest
-            .by_user
+        let part: Vec<(AccountId, &[Segment])> = rest
+            .by_account
             .iter()
             .enumerate()
-            .map(|(u, segs)| (u as UserId, segs.as_slice()))
+            .map(|(u, segs)| (u as AccountId, segs.as_slice()))
             .collect();
-        self.write_users(&rest.users, &rest.ips, &part).await?;
-        self.close_chunks(&rest.users).await?;
+        self.write_accounts(&rest.accounts, &rest.ips, &part)
+            .await?;
+        self.close_chunks(&rest.accounts).await?;
         self.times.close();
         self.times.save(self.store, &mut self.tx, self.id).await?;
         let mut saved = match self.extending {
@@ -300,7 +305,7 @@ impl<'s> SegmentationWriter<'s> {
                 self.insert_days(rest).await?;
                 Saved {
                     counts: self.counts,
-                    users: rest.users.len() as u64,
+                    accounts: rest.accounts.len() as u64,
                     moves: self.moves,
                     extended: false,
                     rows: 0,
@@ -354,14 +359,14 @@ impl<'s> SegmentationWriter<'s> {
         };
         sqlx::query(
             "UPDATE segmentations SET generation = $1, through_id = $2, through_ts = $3, \
-             rows_read = $4, user_count = $5, segment_count = $6, stalled_count = $7 \
+             rows_read = $4, account_count = $5, segment_count = $6, stalled_count = $7 \
              WHERE id = $8",
         )
         .bind(self.generation)
         .bind(through_id)
         .bind(through_ts)
         .bind(rows as i64)
-        .bind(saved.users as i64)
+        .bind(saved.accounts as i64)
         .bind(saved.counts.segments as i64)
         .bind(saved.counts.stalled as i64)
         .bind(self.id)

@@ -1,6 +1,6 @@
 //! Extending a stored time-order segmentation with the moves stored after
 //! it: only what those moves can change is read back and written again,
-//! the latest chunk of each user who moved (holding at least their latest
+//! the latest chunk of each account who moved (holding at least their latest
 //! two records) and the latest bucket of the games they moved in.
 
 use super::super::moves::read_generation;
@@ -16,12 +16,12 @@ pub(super) struct Before {
     pub(super) through_id: i64,
     pub(super) through_ts: i64,
     pub(super) rows: u64,
-    users: u64,
+    accounts: u64,
     counts: SegmentCounts,
     /// Taken back out to be cut again: the tails.
     removed: SegmentCounts,
-    /// Users the extension found no record of.
-    new_users: u64,
+    /// Accounts the extension found no record of.
+    new_accounts: u64,
 }
 
 impl Before {
@@ -33,7 +33,7 @@ impl Before {
         };
         Saved {
             counts,
-            users: self.users + self.new_users,
+            accounts: self.accounts + self.new_accounts,
             moves,
             extended: true,
             rows: 0,
@@ -41,7 +41,7 @@ impl Before {
     }
 }
 
-/// One of a user's latest records in a stored segmentation, by names.
+/// One of an account's latest records in a stored segmentation, by names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TailRecord {
     pub bucket: Epoch,
@@ -65,7 +65,7 @@ impl Store {
         let generation = read_generation(&mut *tx, &self.site).await?;
         let Some(row) = sqlx::query(
             "SELECT id, generation, reference_order, through_id, through_ts, rows_read, \
-             user_count, segment_count, stalled_count FROM segmentations \
+             account_count, segment_count, stalled_count FROM segmentations \
              WHERE bucket_seconds = $1 AND site = $2 ORDER BY id DESC LIMIT 1",
         )
         .bind(bucket_seconds)
@@ -85,13 +85,13 @@ impl Store {
             through_id,
             through_ts: row.try_get(4)?,
             rows: count(5)?,
-            users: count(6)?,
+            accounts: count(6)?,
             counts: SegmentCounts {
                 segments: count(7)?,
                 stalled: count(8)?,
             },
             removed: SegmentCounts::default(),
-            new_users: 0,
+            new_accounts: 0,
         };
         if stale {
             return Ok(None);
@@ -136,14 +136,14 @@ impl Store {
 }
 
 impl SegmentationWriter<'_> {
-    /// Takes `user`'s latest chunks out of the segmentation being extended,
-    /// enough to hold the user's latest two records, to be cut again with
-    /// the user's new moves and saved anew: nothing for a user new to it.
-    /// Call it once per user, before the user's first new move.
+    /// Takes `account`'s latest chunks out of the segmentation being extended,
+    /// enough to hold the account's latest two records, to be cut again with
+    /// the account's new moves and saved anew: nothing for an account new to it.
+    /// Call it once per account, before the account's first new move.
     ///
     /// # Panics
     /// If the writer does not extend a segmentation.
-    pub async fn take_tail(&mut self, user: &str) -> Result<Vec<TailRecord>> {
+    pub async fn take_tail(&mut self, account: &str) -> Result<Vec<TailRecord>> {
         assert!(self.extending.is_some(), "take_tail needs an extension");
         let (id, bs) = (self.id, self.bucket_seconds);
         let mut ips = Names::default();
@@ -157,7 +157,7 @@ impl SegmentationWriter<'_> {
                  ORDER BY first_bucket DESC LIMIT 1",
             )
             .bind(id)
-            .bind(user)
+            .bind(account)
             .bind(before)
             .fetch_optional(&mut *self.tx)
             .await?
@@ -180,24 +180,24 @@ impl SegmentationWriter<'_> {
                  WHERE segmentation_id = $1 AND username = $2 AND first_bucket >= $3",
             )
             .bind(id)
-            .bind(user)
+            .bind(account)
             .bind(before)
             .execute(&mut *self.tx)
             .await?;
         }
-        // In time order a user's latest record is a bucket they moved in.
+        // In time order an account's latest record is a bucket they moved in.
         if records
             .last()
             .is_some_and(|r| r.moves.is_empty() || r.stalled)
         {
             return Err(StoreError::Corrupt(
-                "a stored stall at or after a user's latest move: not a time-order segmentation"
+                "a stored stall at or after an account's latest move: not a time-order segmentation"
                     .to_owned(),
             ));
         }
         let extending = self.extending.as_mut().expect("checked");
         if records.is_empty() {
-            extending.new_users += 1;
+            extending.new_accounts += 1;
         }
         extending.removed.segments += removed.segments;
         extending.removed.stalled += removed.stalled;

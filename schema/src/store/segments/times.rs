@@ -28,7 +28,7 @@ use sqlx::{Any, Row, Transaction};
 
 /// Bytes at which a chunk of move times is closed and saved (or the
 /// store's chunk size, when smaller): a cut holds a chunk being filled for
-/// every user, so a small one keeps its memory down (20,000 users: 40 MB).
+/// every account, so a small one keeps its memory down (20,000 accounts: 40 MB).
 pub(super) const TIME_CHUNK_BYTES: usize = 2 * 1024;
 
 /// A chunk ready to save.
@@ -39,7 +39,7 @@ pub(super) struct TimeChunk {
     pub data: Vec<u8>,
 }
 
-/// Encodes one user's moves, in the order read, into chunks.
+/// Encodes one account's moves, in the order read, into chunks.
 #[derive(Debug, Default)]
 struct TimeChunkWriter {
     /// The chunk's index of each address, and their bytes.
@@ -98,24 +98,31 @@ impl TimeChunkWriter {
     }
 }
 
-/// The move times a cut has read and not saved yet, per user by name.
+/// The move times a cut has read and not saved yet, per account by name.
 #[derive(Debug, Default)]
 pub(super) struct TimeChunks {
-    users: FxHashMap<String, usize>,
+    accounts: FxHashMap<String, usize>,
     writers: Vec<(String, TimeChunkWriter)>,
     ready: Vec<(String, TimeChunk)>,
 }
 
 impl TimeChunks {
     /// Adds one move; a chunk that reaches `chunk_bytes` is closed.
-    pub fn push(&mut self, user: &str, ts: Epoch, ip: &str, net: Option<&str>, chunk_bytes: usize) {
-        let u = match self.users.get(user) {
+    pub fn push(
+        &mut self,
+        account: &str,
+        ts: Epoch,
+        ip: &str,
+        net: Option<&str>,
+        chunk_bytes: usize,
+    ) {
+        let u = match self.accounts.get(account) {
             Some(&u) => u,
             None => {
                 let u = self.writers.len();
-                self.users.insert(user.to_owned(), u);
+                self.accounts.insert(account.to_owned(), u);
                 self.writers
-                    .push((user.to_owned(), TimeChunkWriter::default()));
+                    .push((account.to_owned(), TimeChunkWriter::default()));
                 u
             }
         };
@@ -148,9 +155,9 @@ impl TimeChunks {
             5,
             "",
             &ready,
-            |q, (user, c)| {
+            |q, (account, c)| {
                 q.bind(id)
-                    .bind(user.clone())
+                    .bind(account.clone())
                     .bind(c.first_ts)
                     .bind(c.moves as i64)
                     .bind(c.data.clone())
@@ -161,7 +168,7 @@ impl TimeChunks {
     }
 }
 
-/// One chunk of a user's move times, decoded: the addresses with their
+/// One chunk of an account's move times, decoded: the addresses with their
 /// networks, and the moves as (second, index into the addresses).
 pub(super) type TimeChunkView<'a> = (Vec<(&'a str, Option<&'a str>)>, Vec<(Epoch, u32)>);
 
@@ -204,7 +211,7 @@ pub(super) fn decode(
 impl Store {
     /// Every move time saved beside the segmentation for `bucket_seconds`
     /// cut from moves generation `generation`, chunk by chunk: `each` gets
-    /// the user, the chunk's addresses with their networks, and its moves
+    /// the account, the chunk's addresses with their networks, and its moves
     /// as (second, index into the addresses), in the order the cut read
     /// them. `false`, and nothing read, when no such segmentation is stored.
     pub async fn for_each_time_chunk(
@@ -232,12 +239,12 @@ impl Store {
         .bind(id)
         .fetch(&self.pool);
         while let Some(r) = rows.try_next().await? {
-            let user: &str = r.try_get(0)?;
+            let account: &str = r.try_get(0)?;
             let first: i64 = r.try_get(1)?;
             let data: &[u8] = r.try_get(2)?;
             let (ips, moves) = decode(data, first)
                 .map_err(|e| StoreError::Corrupt(format!("a stored chunk of move times: {e}")))?;
-            each(user, &ips, &moves);
+            each(account, &ips, &moves);
         }
         Ok(true)
     }
@@ -250,25 +257,25 @@ mod tests {
 
     proptest! {
         /// Whatever the order of the moves and the chunk size, the chunks
-        /// decode to the moves pushed, each user's in the order pushed.
+        /// decode to the moves pushed, each account's in the order pushed.
         #[test]
         fn chunks_decode_to_the_moves_pushed(
             moves in prop::collection::vec((0..3usize, -5_000..5_000i64, 0..4usize), 0..200),
             chunk_bytes in 1..64usize,
         ) {
-            let users = ["a", "", "b\"c"];
+            let accounts = ["a", "", "b\"c"];
             let ips = [("10.0.0.1", Some("10.0.0.0/24")), ("hash", None), ("::1", Some("::/64")), ("é", Some(""))];
             let mut chunks = TimeChunks::default();
             let mut want: Vec<Vec<(Epoch, &str, Option<&str>)>> = vec![Vec::new(); 3];
             for &(u, dt, ip) in &moves {
                 let ts = 1_430_647_200 + dt;
-                chunks.push(users[u], ts, ips[ip].0, ips[ip].1, chunk_bytes);
+                chunks.push(accounts[u], ts, ips[ip].0, ips[ip].1, chunk_bytes);
                 want[u].push((ts, ips[ip].0, ips[ip].1));
             }
             chunks.close();
             let mut got: Vec<Vec<(Epoch, &str, Option<&str>)>> = vec![Vec::new(); 3];
-            for (user, c) in &chunks.ready {
-                let u = users.iter().position(|n| n == user).unwrap();
+            for (account, c) in &chunks.ready {
+                let u = accounts.iter().position(|n| n == account).unwrap();
                 let (cips, cmoves) = decode(&c.data, c.first_ts).unwrap();
                 prop_assert_eq!(cmoves.len() as u64, c.moves);
                 for (ts, i) in cmoves {

@@ -1,12 +1,12 @@
-//! What a scan keeps for the next rescan (`scan_users`): each user's digest
-//! and, for a scan stored as a change, the replaced users. Both as bytes:
-//! a season has tens of thousands of users, and a row each would cost a
+//! What a scan keeps for the next rescan (`scan_accounts`): each account's digest
+//! and, for a scan stored as a change, the replaced accounts. Both as bytes:
+//! a season has tens of thousands of accounts, and a row each would cost a
 //! rescan more than it saves.
 
 use super::super::segments::chunk::{put, put_name, Reader};
 use super::super::{Result, Store, StoreError, StoredScan};
 use crate::model::Mode;
-use crate::rescan::UserDigests;
+use crate::rescan::AccountDigests;
 use sqlx::{Any, Row, Transaction};
 
 /// What a rescan starts from: the latest scan of a season with a bucket
@@ -15,7 +15,7 @@ use sqlx::{Any, Row, Transaction};
 pub struct RescanBase {
     /// With only its pairs at or above the similarity asked for.
     pub scan: StoredScan,
-    pub digests: UserDigests,
+    pub digests: AccountDigests,
     /// The scans of its chain, itself included.
     pub depth: usize,
     /// The pairs stored with the changes of its chain.
@@ -25,7 +25,7 @@ pub struct RescanBase {
 }
 
 /// Each (name, digest) as the name, then the digest's 8 bytes.
-pub(super) fn encode_digests(digests: &UserDigests) -> Vec<u8> {
+pub(super) fn encode_digests(digests: &AccountDigests) -> Vec<u8> {
     let mut out = Vec::with_capacity(digests.len() * 20);
     for (name, d) in digests.iter() {
         put_name(&mut out, name);
@@ -34,8 +34,8 @@ pub(super) fn encode_digests(digests: &UserDigests) -> Vec<u8> {
     out
 }
 
-pub(super) fn decode_digests(data: &[u8]) -> Result<UserDigests> {
-    let corrupt = |e: String| StoreError::Corrupt(format!("the user digests of a scan: {e}"));
+pub(super) fn decode_digests(data: &[u8]) -> Result<AccountDigests> {
+    let corrupt = |e: String| StoreError::Corrupt(format!("the account digests of a scan: {e}"));
     let mut r = Reader::new(data);
     let mut out = Vec::new();
     while !r.done() {
@@ -43,7 +43,7 @@ pub(super) fn decode_digests(data: &[u8]) -> Result<UserDigests> {
         let bytes = r.bytes(8).map_err(corrupt)?;
         out.push((name, u64::from_le_bytes(bytes.try_into().expect("8 bytes"))));
     }
-    Ok(UserDigests::new(out))
+    Ok(AccountDigests::new(out))
 }
 
 /// Names, each as its length and bytes, after their count.
@@ -57,7 +57,7 @@ pub(super) fn encode_names(names: &[String]) -> Vec<u8> {
 }
 
 pub(super) fn decode_names(data: &[u8]) -> Result<Vec<String>> {
-    let corrupt = |e: String| StoreError::Corrupt(format!("the replaced users of a scan: {e}"));
+    let corrupt = |e: String| StoreError::Corrupt(format!("the replaced accounts of a scan: {e}"));
     let mut r = Reader::new(data);
     let n = r.int().map_err(corrupt)?;
     (0..n)
@@ -65,14 +65,14 @@ pub(super) fn decode_names(data: &[u8]) -> Result<Vec<String>> {
         .collect()
 }
 
-/// Stores a scan's digests and replaced users in the scan's transaction.
-pub(super) async fn save_users(
+/// Stores a scan's digests and replaced accounts in the scan's transaction.
+pub(super) async fn save_accounts(
     tx: &mut Transaction<'_, Any>,
     scan_id: i64,
-    digests: &UserDigests,
+    digests: &AccountDigests,
     replaced: Option<&[String]>,
 ) -> Result<()> {
-    sqlx::query("INSERT INTO scan_users (scan_id, digests, replaced) VALUES ($1, $2, $3)")
+    sqlx::query("INSERT INTO scan_accounts (scan_id, digests, replaced) VALUES ($1, $2, $3)")
         .bind(scan_id)
         .bind(encode_digests(digests))
         .bind(replaced.map(encode_names))
@@ -123,8 +123,8 @@ impl Store {
 
     /// The digests a scan kept, if it kept any (scans stored before rescans,
     /// and improved-mode scans, did not).
-    pub(super) async fn scan_digests(&self, scan_id: i64) -> Result<Option<UserDigests>> {
-        let row = sqlx::query("SELECT digests FROM scan_users WHERE scan_id = $1")
+    pub(super) async fn scan_digests(&self, scan_id: i64) -> Result<Option<AccountDigests>> {
+        let row = sqlx::query("SELECT digests FROM scan_accounts WHERE scan_id = $1")
             .bind(scan_id)
             .fetch_optional(&self.pool)
             .await?;
@@ -132,10 +132,10 @@ impl Store {
             .transpose()
     }
 
-    /// The users a scan stored as a change replaced (empty for a scan that
+    /// The accounts a scan stored as a change replaced (empty for a scan that
     /// stores every pair).
     pub(super) async fn scan_replaced(&self, scan_id: i64) -> Result<Vec<String>> {
-        let row = sqlx::query("SELECT replaced FROM scan_users WHERE scan_id = $1")
+        let row = sqlx::query("SELECT replaced FROM scan_accounts WHERE scan_id = $1")
             .bind(scan_id)
             .fetch_optional(&self.pool)
             .await?;
@@ -152,7 +152,7 @@ mod tests {
 
     #[test]
     fn digests_and_names_round_trip() {
-        let d = UserDigests::new(vec![
+        let d = AccountDigests::new(vec![
             ("bob".into(), u64::MAX),
             ("".into(), 0),
             ("älva\n".into(), 42),
