@@ -3,8 +3,8 @@
 //! and never a command-line flag (those show in process lists).
 
 use anyhow::{bail, Result};
-use schema::store::IpKey;
 use secrecy::SecretString;
+use store::IpKey;
 
 /// The environment variable of the IP key.
 pub const IP_KEY_ENV: &str = "DETECT_IP_KEY";

@@ -94,7 +94,7 @@ async fn shape(url: &str, backend: Backend) -> BTreeSet<String> {
 /// A store migrated as far as 0014 only.
 async fn previous_release(url: &str, backend: Backend) {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("schema/migrations")
+        .join("store/migrations")
         .join(match backend {
             Backend::Sqlite => "sqlite",
             Backend::Postgres => "postgres",

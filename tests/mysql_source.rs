@@ -72,7 +72,7 @@ fn inserts(table: &str, lines: &[String]) -> Vec<String> {
 
 fn stored_moves(url: &str) -> i64 {
     block_on(async {
-        let store = schema::store::Store::open(url).await.unwrap();
+        let store = store::Store::open(url).await.unwrap();
         let n = store.move_count().await.unwrap();
         store.close().await;
         n

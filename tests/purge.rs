@@ -6,7 +6,7 @@
 mod common;
 
 use common::*;
-use schema::store::Store;
+use store::Store;
 
 const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sample-season.jsonl");
 

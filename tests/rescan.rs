@@ -5,7 +5,7 @@
 mod common;
 
 use common::*;
-use schema::store::Store;
+use store::Store;
 
 /// The season's text, CSV (every pair) and JSON reports, scan ids and
 /// times left out.
@@ -87,7 +87,7 @@ async fn chain_reads_as_whole(parted: &TestDb, whole: &TestDb) {
     let p = Store::open(&parted.url).await.unwrap();
     let w = Store::open(&whole.url).await.unwrap();
     for account in ["u003", "u010", "u017"] {
-        let strip = |v: Vec<schema::store::AccountPair>| {
+        let strip = |v: Vec<store::AccountPair>| {
             v.into_iter()
                 .map(|p| (p.account_a, p.account_b, p.similarity, p.same_ip_count))
                 .collect::<Vec<_>>()

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use schema::store::Store;
+use store::Store;
 
 fn scans_are_pruned_whole(backend: Backend) {
     let db = TestDb::new(backend);

@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use schema::store::{NewSession, Role, Store};
+use store::{NewSession, Role, Store};
 
 async fn users_and_sessions(url: &str) {
     let store = Store::open(url).await.unwrap();

@@ -5,8 +5,8 @@
 mod common;
 
 use common::*;
-use schema::store::{Store, StoreError, VerdictError};
 use schema::{NewVerdict, VerdictKind};
+use store::{Store, StoreError, VerdictError};
 
 fn verdict(accounts: &[&str], kind: VerdictKind, by: &str) -> NewVerdict {
     NewVerdict {

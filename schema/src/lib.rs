@@ -4,12 +4,10 @@
 //! seasons, candidate pairs and the evidence behind a similarity score, and
 //! moderators' verdicts.
 //!
-//! With the `store` feature it also holds the SQL migrations (SQLite and
-//! PostgreSQL) and [`store::Store`], the only place in `detect` that talks to a
-//! database.
-//!
-//! What it is not: it does not parse move logs (that is `detect-ingest`), and
-//! it does not score (that is `detect-scoring`). The types here are plain data.
+//! What it is not: it does not parse move logs (that is `detect-ingest`), it
+//! does not score (that is `detect-scoring`), and it does not store (that is
+//! `detect-store`, the only crate that speaks SQL). The types here are plain
+//! data.
 
 pub mod ip_counts;
 pub mod model;
@@ -20,8 +18,6 @@ pub mod rules;
 pub mod season;
 pub mod signals;
 mod stall_ip;
-#[cfg(feature = "store")]
-pub mod store;
 pub mod verdict;
 
 pub use ip_counts::IpCounts;

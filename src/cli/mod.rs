@@ -1,8 +1,8 @@
 //! Command-line arguments: every command and flag, in one place.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use schema::store::DEFAULT_DATABASE_URL;
 use std::path::PathBuf;
+use store::DEFAULT_DATABASE_URL;
 
 mod simulation;
 pub use simulation::*;
@@ -54,7 +54,7 @@ pub struct Cli {
     /// reads and writes one of them (a username means one account within
     /// its site). Not used by purge (every site), user and audit; the
     /// daemon takes each source's `site` instead.
-    #[arg(long, global = true, env = "DETECT_SITE", default_value = schema::store::DEFAULT_SITE, value_parser = parse_site, value_name = "NAME")]
+    #[arg(long, global = true, env = "DETECT_SITE", default_value = store::DEFAULT_SITE, value_parser = parse_site, value_name = "NAME")]
     pub site: String,
 
     /// More log output on standard error (-v info, -vv debug); RUST_LOG
@@ -276,7 +276,7 @@ impl ScanOptions {
 }
 
 fn parse_site(s: &str) -> Result<String, String> {
-    schema::store::check_site(s)?;
+    store::check_site(s)?;
     Ok(s.to_owned())
 }
 

@@ -34,8 +34,8 @@ pub struct UserAddArgs {
     pub name: String,
     /// viewer (reads), moderator (also records verdicts) or admin (also
     /// manages users, reads the audit log, may reveal raw IPs).
-    #[arg(long, value_parser = clap::value_parser!(schema::store::Role))]
-    pub role: schema::store::Role,
+    #[arg(long, value_parser = clap::value_parser!(store::Role))]
+    pub role: store::Role,
     /// Set the role and password of an existing user instead of refusing.
     #[arg(long)]
     pub update: bool,

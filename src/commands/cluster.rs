@@ -6,9 +6,9 @@
 use crate::cli::{ExecutorArgs, ExportArgs, ImportScanArgs, ScanArgs, SchedulerArgs};
 use crate::pipeline;
 use anyhow::{bail, Context, Result};
-use schema::store::Store;
 use schema::Season;
 use std::path::Path;
+use store::Store;
 
 pub async fn run_export(db: &pipeline::Db, args: ExportArgs) -> Result<()> {
     let store = pipeline::open_store(db).await?;

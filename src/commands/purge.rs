@@ -4,7 +4,7 @@ use crate::pipeline;
 use anyhow::{bail, Result};
 use clap::Args;
 use ingest::time::{format_utc, parse_date, parse_time};
-use schema::store::{Purged, Store};
+use store::{Purged, Store};
 
 #[derive(Debug, Args)]
 #[command(group = clap::ArgGroup::new("cutoff").required(true))]

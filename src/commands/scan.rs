@@ -146,7 +146,7 @@ async fn report_from_store(
     print_report(show, &season, &info, &scan.result, &reviewed, parts)?;
     if let (Some(dir), Some((segments, pseudonyms))) = (&args.out, &pictures) {
         let bar = crate::ui::spinner(format!("drawing the report into {}", dir.display()));
-        let shown = schema::store::StoredScan {
+        let shown = store::StoredScan {
             result: reviewed.to_review.clone().into_owned(),
             ..scan.clone()
         };

@@ -74,7 +74,7 @@ pub async fn run(db: &crate::pipeline::Db, cmd: SeasonCommand) -> Result<()> {
 
 /// How many stored games and accounts (participants) a season matches,
 /// within its days.
-async fn matches(store: &schema::store::Store, season: &Season) -> Result<(usize, usize)> {
+async fn matches(store: &store::Store, season: &Season) -> Result<(usize, usize)> {
     let segments = pipeline::segments(store, pipeline::bucket_seconds(30), None).await?;
     let accounts = scoring::participants(&segments, season)?.len();
     let re = season.games_regex()?;

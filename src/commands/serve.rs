@@ -3,7 +3,7 @@
 use crate::cli::ServeArgs;
 use crate::pipeline;
 use anyhow::{Context, Result};
-use schema::store::Store;
+use store::Store;
 
 /// The pages draw from the same segments the scans were scored on: the
 /// pipeline's, cut again when moves arrived.

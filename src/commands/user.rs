@@ -45,7 +45,7 @@ fn password_from_stdin() -> Result<String> {
     Ok(password)
 }
 
-async fn add(store: &schema::store::Store, args: UserAddArgs) -> Result<()> {
+async fn add(store: &store::Store, args: UserAddArgs) -> Result<()> {
     let name = args.name.trim();
     if name.is_empty() {
         bail!("a user needs a name");

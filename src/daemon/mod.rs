@@ -43,11 +43,11 @@ pub mod tick;
 use crate::cli::DaemonArgs;
 use anyhow::{anyhow, Context as _, Result};
 use config::Config;
-use schema::store::{normalize_url, redact_url, Store, DEFAULT_DATABASE_URL};
 use sources::Live;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use store::{normalize_url, redact_url, Store, DEFAULT_DATABASE_URL};
 use tick::{Kind, Memory};
 use tokio_cron_scheduler::{Job, JobScheduler};
 

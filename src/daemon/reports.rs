@@ -5,9 +5,9 @@
 use crate::report::known::{self, Reviewed};
 use crate::report::{write_atomically, ScanInfo};
 use anyhow::Result;
-use schema::store::StoredScan;
 use schema::{IpPseudonyms, Season, Segments};
 use std::path::{Path, PathBuf};
+use store::StoredScan;
 
 /// Writes the report of one season's scan into `dir`: `season-N.json`
 /// (the format of `detect report --format json`) and `season-N.txt` (the

@@ -10,9 +10,9 @@ use crate::pipeline::{self, bucket_seconds, rethreshold};
 use crate::report::known::Reviewed;
 use anyhow::Result;
 use schema::season::seasons_in_game_names;
-use schema::store::{Store, StoredScan};
 use schema::{ScanParams, ScanResult, Season, Segments};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use store::{Store, StoredScan};
 
 /// What a tick does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -161,7 +161,7 @@ pub async fn run(ctx: &Context, memory: &mut Memory, kind: Kind) -> Outcome {
                 .expect("checked by the configuration");
             if let Err(e) = scan_seasons(ctx, &store, memory, &mut out).await {
                 let m = crate::error_sentence(&e);
-                let m = if site == schema::store::DEFAULT_SITE {
+                let m = if site == store::DEFAULT_SITE {
                     m
                 } else {
                     format!("site {site}: {m}")
@@ -235,7 +235,7 @@ async fn scan_season(
     let latest = store.latest_scan_at_least(number, params.threshold).await?;
     let flags_key = (store.site().to_owned(), number);
     // What logs call the season: with its site, unless it is the default.
-    let label = if store.site() == schema::store::DEFAULT_SITE {
+    let label = if store.site() == store::DEFAULT_SITE {
         format!("season {number}")
     } else {
         format!("site {} season {number}", store.site())

@@ -5,8 +5,8 @@
 
 use anyhow::Result;
 use ingest::Segmenter;
-use schema::store::{SegmentCounts, SegmentationWriter, Store, TailRecord};
 use schema::{AccountId, Segment, Segments, StallIp};
+use store::{SegmentCounts, SegmentationWriter, Store, TailRecord};
 
 /// What a cut did.
 #[derive(Debug)]

@@ -2,7 +2,7 @@
 
 use anyhow::{anyhow, Result};
 use ingest::{open_log_with, Limits, LogLine, ReadError};
-use schema::store::{IngestBatch, Store};
+use store::{IngestBatch, Store};
 
 /// How many bad lines a `--skip-bad` summary lists.
 pub const BAD_LINES_LISTED: usize = 5;

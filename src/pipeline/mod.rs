@@ -4,7 +4,7 @@
 use anyhow::{bail, Result};
 
 use schema::season::seasons_in_game_names;
-use schema::store::Store;
+use store::Store;
 mod cut;
 mod files;
 mod into_store;
@@ -156,7 +156,7 @@ impl Db {
     pub fn new(url: impl Into<String>) -> Db {
         Db {
             url: url.into(),
-            site: schema::store::DEFAULT_SITE.to_owned(),
+            site: store::DEFAULT_SITE.to_owned(),
         }
     }
 }

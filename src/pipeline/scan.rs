@@ -6,8 +6,8 @@
 use super::{move_times, segments};
 use anyhow::Result;
 use schema::rescan::{Delta, Lineage};
-use schema::store::{RescanBase, Store, StoredScan};
 use schema::{Mode, ScanParams, ScanResult, Season, Segments};
+use store::{RescanBase, Store, StoredScan};
 
 /// How many scans a chain of changes may hold before a scan stores every
 /// pair again: reading a scan goes through its chain.

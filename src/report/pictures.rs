@@ -5,10 +5,10 @@
 use crate::report::picture_cache::{self, overview_file, timeline_file, PictureCache};
 use crate::report::write_atomically;
 use anyhow::{Context, Result};
-use schema::store::StoredScan;
 use schema::{IpPseudonyms, ScanResult, Season, Segments};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use store::StoredScan;
 
 /// The pictures and evidence of a report page, drawn once for the page and
 /// the files beside it.

@@ -2,7 +2,7 @@
 //! delete an entry, and the table's triggers refuse it.
 
 use super::{Result, Store};
-use crate::verdict::AuditEntry;
+use schema::verdict::AuditEntry;
 use sqlx::Row;
 
 impl Store {

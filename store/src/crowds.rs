@@ -3,7 +3,7 @@
 
 use super::sql::insert_rows;
 use super::{Backend, Result, Store};
-use crate::model::CrowdedAddress;
+use schema::model::CrowdedAddress;
 use sqlx::{Any, Row, Transaction};
 
 /// Stores a scan's crowded addresses in the scan's transaction.

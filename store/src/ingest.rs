@@ -5,7 +5,7 @@
 //! databases all feed it.
 
 use super::{IngestBatch, NewMove, Result};
-use crate::model::Move;
+use schema::model::Move;
 use std::collections::HashMap;
 
 /// Moves handed to the store per insert statement batch.

@@ -1,10 +1,13 @@
+//! # detect-store
+//!
 //! The store: the only code in `detect` that speaks SQL.
 //!
 //! One [`Store`] over sqlx's `Any` driver serves both back ends: SQLite (the
 //! embedded default, a file) and PostgreSQL (production). Queries are checked
 //! at run time and written in the SQL both understand, with `$1`-style
-//! parameters. Migrations live in `schema/migrations/{sqlite,postgres}` and
-//! run when a store is opened.
+//! parameters. Migrations live in `store/migrations/{sqlite,postgres}` and
+//! run when a store is opened. The site-database reader (`site_db`) is here
+//! too: it is SQL, run on a site's own database.
 //!
 //! What is kept:
 //! - **moves**, raw, so a season can be cut again with another bucket size;
@@ -54,9 +57,9 @@ pub use site_db::{SiteDatabase, SiteDbError, SiteKey, SiteRow, SiteTime};
 pub use users::{NewSession, Role, Session, User};
 pub use verdicts::VerdictError;
 
-use crate::model::*;
-use crate::rules::Limits;
-use crate::season::Season;
+use schema::model::*;
+use schema::rules::Limits;
+use schema::season::Season;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::AnyPool;
 use std::str::FromStr;
@@ -166,21 +169,21 @@ pub fn redact_url(url: &str) -> String {
 /// A store of moves, segments, seasons and scans.
 #[derive(Debug, Clone)]
 pub struct Store {
-    pub(super) pool: AnyPool,
-    pub(super) backend: Backend,
+    pub(crate) pool: AnyPool,
+    pub(crate) backend: Backend,
     url: String,
     /// The record rule: the store refuses to insert, and leaves out when
     /// loading, what breaks it.
-    pub(super) limits: Limits,
+    pub(crate) limits: Limits,
     /// The key IPs are hashed with, in a keyed store.
-    pub(super) ip_key: Option<std::sync::Arc<IpKey>>,
+    pub(crate) ip_key: Option<std::sync::Arc<IpKey>>,
     /// The site this handle reads and writes: every move, game, season,
     /// segmentation, scan, pseudonym and verdict belongs to one site, and a
     /// handle never sees another site's rows (see [`Store::with_site`]).
-    pub(super) site: std::sync::Arc<str>,
+    pub(crate) site: std::sync::Arc<str>,
     /// Bytes at which a chunk of an account's segments is saved (smaller in
     /// tests, to make many).
-    pub(super) chunk_bytes: usize,
+    pub(crate) chunk_bytes: usize,
 }
 
 /// The site of moves ingested without one.
@@ -327,7 +330,7 @@ impl Store {
         })
     }
 
-    /// The same store with another record rule (see [`crate::rules`]).
+    /// The same store with another record rule (see [`schema::rules`]).
     pub fn with_limits(mut self, limits: Limits) -> Store {
         self.limits = limits;
         self
@@ -361,7 +364,7 @@ impl Store {
     /// `BEGIN IMMEDIATE`, so a second writer waits (the busy timeout) for
     /// the first to finish, instead of failing with `database is locked`
     /// when its read transaction cannot become a write transaction.
-    pub(super) async fn begin_write(&self) -> Result<sqlx::Transaction<'_, sqlx::Any>> {
+    pub(crate) async fn begin_write(&self) -> Result<sqlx::Transaction<'_, sqlx::Any>> {
         Ok(match self.backend {
             Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
             Backend::Postgres => self.pool.begin().await?,

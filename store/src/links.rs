@@ -59,7 +59,7 @@ impl Store {
                     account_a: p.account_a,
                     account_b: p.account_b,
                     similarity: p.similarity,
-                    same_ip_count: p.evidence.tally(crate::model::Cell::SameIp).count,
+                    same_ip_count: p.evidence.tally(schema::model::Cell::SameIp).count,
                     threshold: r.try_get(2)?,
                     bucket_seconds: r.try_get(3)?,
                     season_from: r.try_get(4)?,

@@ -3,9 +3,9 @@
 
 use super::sql::insert_rows;
 use super::{Backend, NewMove, Result, Store, StoreError};
-use crate::model::*;
-use crate::rules::Limits;
 use futures_util::TryStreamExt;
+use schema::model::*;
+use schema::rules::Limits;
 use sqlx::{Any, Row, Transaction};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
@@ -25,12 +25,12 @@ struct MoveTime<'a>(
 #[derive(Default)]
 struct BadRows {
     count: u64,
-    first: Option<crate::rules::Violation>,
+    first: Option<schema::rules::Violation>,
 }
 
 impl BadRows {
     /// Whether `check` failed (then counted).
-    fn broken(&mut self, check: std::result::Result<(), crate::rules::Violation>) -> bool {
+    fn broken(&mut self, check: std::result::Result<(), schema::rules::Violation>) -> bool {
         let Err(v) = check else { return false };
         self.count += 1;
         self.first.get_or_insert(v);
@@ -139,7 +139,7 @@ impl Store {
         // two moves costs one query.
         let mut after = Epoch::MIN;
         while let Some(from) = self.first_move_time(after).await? {
-            let to = from.saturating_add(crate::SECONDS_PER_DAY);
+            let to = from.saturating_add(schema::SECONDS_PER_DAY);
             let day = self.move_times_json(from, to).await?;
             let moves: Vec<MoveTime> = serde_json::from_str(day.as_deref().unwrap_or("[]"))
                 .map_err(|e| StoreError::Corrupt(format!("stored move times: {e}")))?;

@@ -2,7 +2,7 @@
 //! assigned in order of first sight and never changed.
 
 use super::{Result, Store};
-use crate::{IpPseudonyms, Season, Segments};
+use schema::{IpPseudonyms, Season, Segments};
 use sqlx::Row;
 use std::collections::HashMap;
 
@@ -16,7 +16,7 @@ impl Store {
         season: &Season,
         segments: &Segments,
     ) -> Result<IpPseudonyms> {
-        let order = crate::pseudonym::first_seen(segments, season.from, season.to);
+        let order = schema::pseudonym::first_seen(segments, season.from, season.to);
         let names: Vec<&str> = order.iter().map(|&ip| segments.ips.name(ip)).collect();
         let numbers = self.ip_pseudonyms(season.number, &names).await?;
         Ok(IpPseudonyms::new(

@@ -15,7 +15,7 @@
 //! move lingers there, raw in a plain store or hashed in a keyed one.
 
 use super::{Result, Store};
-use crate::model::Epoch;
+use schema::model::Epoch;
 use sqlx::{Any, Row, Transaction};
 
 /// What a purge removed.

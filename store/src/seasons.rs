@@ -1,7 +1,7 @@
 //! Defined seasons (`seasons`).
 
 use super::{Result, Store};
-use crate::season::Season;
+use schema::season::Season;
 use sqlx::Row;
 
 impl Store {

@@ -3,7 +3,7 @@
 //! only; hashing is the caller's (the web application's) business.
 
 use super::{Result, Store, StoreError};
-use crate::model::Epoch;
+use schema::model::Epoch;
 use sqlx::Row;
 use std::fmt;
 use std::str::FromStr;

@@ -3,8 +3,8 @@
 
 use super::scans::PairFilter;
 use super::{Result, Store, StoreError};
-use crate::model::PairScore;
-use crate::verdict::{newest_first, NewVerdict, Verdict, VerdictKind};
+use schema::model::PairScore;
+use schema::verdict::{newest_first, NewVerdict, Verdict, VerdictKind};
 use sqlx::Row;
 use std::collections::BTreeMap;
 

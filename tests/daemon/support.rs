@@ -26,9 +26,7 @@ pub struct StoreState {
 
 pub fn store_state(url: &str, files: &[&str], dir: &Path) -> StoreState {
     block_on(async {
-        let store = schema::store::Store::open(url)
-            .await
-            .expect("open the store");
+        let store = store::Store::open(url).await.expect("open the store");
         let moves = store.move_count().await.unwrap();
         let mut marked_files = Vec::new();
         for f in files {

@@ -272,7 +272,7 @@ pub async fn improved_scan_says_so(db: &TestDb, c: &Client, base: &str) {
 
 /// Only the one household verdict was stored, on the whole clique.
 pub async fn one_household_verdict_stored(db: &TestDb) {
-    let store = schema::store::Store::open(&db.url).await.unwrap();
+    let store = store::Store::open(&db.url).await.unwrap();
     let verdicts = store.verdicts().await.unwrap();
     assert_eq!(verdicts.len(), 1, "{verdicts:?}");
     assert_eq!(verdicts[0].kind.as_str(), "household");

@@ -22,11 +22,11 @@ use axum::response::{AppendHeaders, IntoResponse, Redirect, Response};
 use axum::Form;
 use cookie::{Cookie, SameSite};
 use rand::RngCore;
-use schema::store::{NewSession, Role, User};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use store::{NewSession, Role, User};
 
 pub const SESSION_COOKIE: &str = "detect_session";
 const LOGIN_COOKIE: &str = "detect_login";

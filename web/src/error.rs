@@ -6,7 +6,7 @@ use crate::render::{ErrorPage, Me};
 use askama::Template;
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use schema::store::StoreError;
+use store::StoreError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum WebError {

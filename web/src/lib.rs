@@ -6,7 +6,7 @@
 //!
 //! What it is: axum handlers and askama templates (compile-time checked,
 //! escaping by default: no user-supplied string is written into a page by
-//! hand). It reads and writes only through [`schema::store::Store`]; the
+//! hand). It reads and writes only through [`store::Store`]; the
 //! timelines come from `viz`, the evidence in words from [`viz::explain()`].
 //!
 //! What it is not: it does not cut segments or scan. The binary hands it a
@@ -23,12 +23,12 @@ pub use error::WebError;
 
 use axum::routing::{get, post};
 use axum::Router;
-use schema::store::Store;
 use schema::Segments;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
+use store::Store;
 
 /// Segments for a bucket size, as the binary's pipeline provides them.
 pub type SegmentsFuture = Pin<Box<dyn Future<Output = Result<Segments, String>> + Send + 'static>>;

@@ -7,7 +7,7 @@ use crate::WebError;
 use askama::Template;
 use axum::response::Html;
 use percent_encoding::{utf8_percent_encode, NON_ALPHANUMERIC};
-use schema::store::{Role, User};
+use store::{Role, User};
 
 /// Who is looking, as the page header shows it.
 #[derive(Debug, Clone, Default)]
@@ -74,7 +74,7 @@ pub fn sim(x: f64) -> String {
 }
 
 /// A scan as the pages name it: number, time and mode.
-pub fn scanned(scan: &schema::store::StoredScan) -> String {
+pub fn scanned(scan: &store::StoredScan) -> String {
     format!(
         "scan #{} of {}, {} mode",
         scan.id,

@@ -116,7 +116,7 @@ impl<'a> Scope<'a> {
         // existed; another site's name its site, and their keys hold it, so
         // one site's alert never stands in for another's with the same
         // account names.
-        let other_site = (site != schema::store::DEFAULT_SITE).then_some(site);
+        let other_site = (site != store::DEFAULT_SITE).then_some(site);
         let text = match other_site {
             Some(site) => format!("site {}, season {season}", slack(site)),
             None => format!("season {season}"),

@@ -17,10 +17,10 @@
 //!   its URL only.
 
 use crate::daemon::config::fnv1a;
-use schema::store::Store;
 use serde::Deserialize;
 use serde_json::Value;
 use std::time::Duration;
+use store::Store;
 use url::Url;
 
 mod compose;

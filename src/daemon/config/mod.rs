@@ -109,7 +109,7 @@ pub struct Config {
     /// deleted after a new scan).
     pub keep_scans: u32,
     /// The key IPs are hashed with (a secret; wins over DETECT_IP_KEY).
-    pub ip_key: Option<schema::store::IpKey>,
+    pub ip_key: Option<store::IpKey>,
     /// Moves and IP rows older than this many days are purged once a day.
     pub retention_days: Option<u32>,
     /// Cron expressions (with a seconds field), UTC.
@@ -131,7 +131,7 @@ impl Config {
     pub fn sites(&self) -> Vec<String> {
         let mut sites: Vec<String> = self.sources.iter().map(|s| s.site().to_owned()).collect();
         if sites.is_empty() {
-            sites.push(schema::store::DEFAULT_SITE.to_owned());
+            sites.push(store::DEFAULT_SITE.to_owned());
         }
         sites.sort();
         sites.dedup();
@@ -141,7 +141,7 @@ impl Config {
     /// Where the reports of `site` go: `report_dir` for the default site,
     /// `report_dir/SITE` for another.
     pub fn site_report_dir(&self, site: &str) -> PathBuf {
-        if site == schema::store::DEFAULT_SITE {
+        if site == store::DEFAULT_SITE {
             self.report_dir.clone()
         } else {
             self.report_dir.join(site)
@@ -181,9 +181,7 @@ impl Config {
         .and_then(|()| check_kept(&raw, reopen_margin))
         .map_err(fail)?;
         let ip_key = match raw.ip_key {
-            Some(k) => {
-                Some(schema::store::IpKey::new(k).ok_or_else(|| fail("ip_key is empty".into()))?)
-            }
+            Some(k) => Some(store::IpKey::new(k).ok_or_else(|| fail("ip_key is empty".into()))?),
             None => None,
         };
         let (ingest_schedule, scan_schedule) = check_schedule(raw.schedule).map_err(fail)?;

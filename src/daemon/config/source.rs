@@ -132,8 +132,8 @@ pub(super) fn check_source(mut s: RawSource) -> Result<Source, String> {
     let site = s
         .site
         .clone()
-        .unwrap_or_else(|| schema::store::DEFAULT_SITE.to_owned());
-    schema::store::check_site(&site).map_err(|e| format!("site {site:?}: {e}"))?;
+        .unwrap_or_else(|| store::DEFAULT_SITE.to_owned());
+    store::check_site(&site).map_err(|e| format!("site {site:?}: {e}"))?;
     match (s.directory.take(), s.url.take()) {
         (Some(_), Some(_)) => Err(
             "it has both `directory` and `url`: a source is either a directory or a database"
@@ -212,7 +212,7 @@ fn check_database(s: RawSource, url: &str, site: String) -> Result<Source, Strin
         Some(n) => format!("db:{n}"),
         None => format!(
             "db:{}#{:016x}",
-            schema::store::redact_url(url),
+            store::redact_url(url),
             fnv1a(query.as_bytes())
         ),
     };

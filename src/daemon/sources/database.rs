@@ -6,9 +6,9 @@ use super::super::config::Mark;
 use super::super::Control;
 use super::Pulled;
 use anyhow::{anyhow, bail, Result};
-use schema::store::{NewMove, SiteDatabase, SiteKey, SiteRow, SiteTime, Store, INSERT_CHUNK};
 use schema::Move;
 use std::collections::HashMap;
+use store::{NewMove, SiteDatabase, SiteKey, SiteRow, SiteTime, Store, INSERT_CHUNK};
 
 /// Pulls pages of rows past the mark until the query returns none; each
 /// page is stored with its new mark in one transaction.

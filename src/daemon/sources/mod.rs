@@ -1,5 +1,5 @@
 //! The daemon's sources: a directory of move logs and the site's own
-//! database (whose SQL is the store's: `schema::store::SiteDatabase`). Every
+//! database (whose SQL is the store's: `store::SiteDatabase`). Every
 //! unit of work (one file, one page of rows) is stored in one store
 //! transaction together with the mark that says it is done, so a crash
 //! at any point neither skips nor double-counts moves: the work is either
@@ -9,10 +9,10 @@ use super::config::{Mark, Source};
 use super::Control;
 use crate::pipeline::{self, IngestSummary};
 use anyhow::{Context, Result};
-use schema::store::{redact_url, SiteDatabase, Store};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
+use store::{redact_url, SiteDatabase, Store};
 
 mod database;
 use database::pull_database;
@@ -28,7 +28,7 @@ pub enum Live {
     },
     Database {
         name: String,
-        /// The site's database and its query (store/site_db.rs).
+        /// The site's database and its query (store/src/site_db.rs).
         db: SiteDatabase,
         /// The name of the key column, for messages.
         key: String,

@@ -5,8 +5,8 @@
 
 use super::super::segments::chunk::{put, put_name, Reader};
 use super::super::{Result, Store, StoreError, StoredScan};
-use crate::model::Mode;
-use crate::rescan::AccountDigests;
+use schema::model::Mode;
+use schema::rescan::AccountDigests;
 use sqlx::{Any, Row, Transaction};
 
 /// What a rescan starts from: the latest scan of a season with a bucket

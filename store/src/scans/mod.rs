@@ -6,10 +6,10 @@
 use super::sql::insert_rows;
 use super::Backend;
 use super::{Result, Store, StoreError, StoredScan};
-use crate::model::*;
-use crate::rescan::Lineage;
-use crate::season::Season;
 pub(super) use pairs::PairFilter;
+use schema::model::*;
+use schema::rescan::Lineage;
+use schema::season::Season;
 use sqlx::{Any, Row, Transaction};
 
 mod accounts;
@@ -21,7 +21,7 @@ pub use accounts::RescanBase;
 impl Store {
     /// Stores a scan (parameters, its pairs with their evidence, cliques,
     /// and what the next rescan needs) in one transaction; returns its id.
-    /// With a [`crate::rescan::Delta`], `result.pairs` are the pairs scored
+    /// With a [`schema::rescan::Delta`], `result.pairs` are the pairs scored
     /// again and the rest are read from its base; else every pair.
     pub async fn save_scan(
         &self,

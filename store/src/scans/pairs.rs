@@ -1,16 +1,16 @@
 //! Reading a scan's pairs. A scan stored as a change to an earlier one
-//! ([`crate::rescan::Delta`]) holds only the pairs it scored again: its
+//! ([`schema::rescan::Delta`]) holds only the pairs it scored again: its
 //! pairs are read through its chain of bases, each level's pairs less those
 //! naming an account a later level replaced.
 
 use super::super::{Result, Store, StoreError};
-use crate::model::*;
 use rustc_hash::FxHashSet;
+use schema::model::*;
 use sqlx::Row;
 
 /// Which of a scan's pairs to read.
 #[derive(Debug, Clone, Copy)]
-pub(in crate::store) enum PairFilter<'a> {
+pub(crate) enum PairFilter<'a> {
     All,
     /// Similarity at or above.
     AtLeast(f64),
@@ -22,7 +22,7 @@ pub(in crate::store) enum PairFilter<'a> {
 
 /// One level of a scan's chain: a scan and the accounts it replaced.
 #[derive(Debug, Clone)]
-pub(in crate::store) struct Level {
+pub(crate) struct Level {
     pub id: i64,
     pub replaced: Vec<String>,
 }
@@ -35,7 +35,7 @@ const COLUMNS: &str = "SELECT account_a, account_b, similarity, score_sum, score
 impl Store {
     /// The levels whose stored pairs make up scan `id`: itself first, then
     /// its base, and so on to a scan that stores every pair.
-    pub(in crate::store) async fn scan_chain(&self, id: i64) -> Result<Vec<Level>> {
+    pub(crate) async fn scan_chain(&self, id: i64) -> Result<Vec<Level>> {
         let mut levels = Vec::new();
         let mut at = Some(id);
         while let Some(id) = at {
@@ -59,7 +59,7 @@ impl Store {
     }
 
     /// A scan's pairs that `filter` selects, through its chain.
-    pub(in crate::store) async fn scan_pairs(
+    pub(crate) async fn scan_pairs(
         &self,
         id: i64,
         filter: PairFilter<'_>,
@@ -106,7 +106,7 @@ impl Store {
     }
 
     /// The pairs stored with scan `id` itself that `filter` selects.
-    pub(in crate::store) async fn stored_pairs(
+    pub(crate) async fn stored_pairs(
         &self,
         id: i64,
         filter: PairFilter<'_>,
@@ -149,7 +149,7 @@ impl Store {
     }
 
     /// A scan's cliques, members sorted.
-    pub(in crate::store) async fn scan_cliques(&self, id: i64) -> Result<Vec<Clique>> {
+    pub(crate) async fn scan_cliques(&self, id: i64) -> Result<Vec<Clique>> {
         let rows = sqlx::query(
             "SELECT clique, username FROM scan_cliques WHERE scan_id = $1 ORDER BY clique, username",
         )

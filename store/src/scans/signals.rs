@@ -12,9 +12,9 @@
 //! from either).
 //! So a field added to [`Signals`] goes last, with `#[serde(default)]`.
 
-use crate::model::PairScore;
-use crate::signals::Signals;
 use rustc_hash::FxHashMap;
+use schema::model::PairScore;
+use schema::signals::Signals;
 
 /// The signals each row stores, as JSON (`None`: none, or its partner's).
 pub(super) fn stored(pairs: &[PairScore]) -> Vec<Option<String>> {
@@ -123,7 +123,7 @@ pub(super) fn fill_from_partners(pairs: &mut [PairScore]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::signals::Timing;
+    use schema::signals::Timing;
 
     fn pair(a: &str, b: &str, signals: Option<Signals>) -> PairScore {
         let mut p = PairScore {

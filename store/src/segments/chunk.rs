@@ -16,12 +16,12 @@
 //! The row beside the bytes holds the chunk's first and last bucket and its
 //! counts of segments and stalls.
 
-use crate::model::{Epoch, IpId, Names, Segment};
-use crate::StallIp;
 use rustc_hash::FxHashMap;
+use schema::model::{Epoch, IpId, Names, Segment};
+use schema::StallIp;
 
 /// Bytes at which a chunk is closed and saved.
-pub(in crate::store) const CHUNK_BYTES: usize = 8 * 1024;
+pub(crate) const CHUNK_BYTES: usize = 8 * 1024;
 
 const STALLED: u8 = 1;
 const STALL_IP: u8 = 2;
@@ -199,12 +199,12 @@ pub(super) fn decode(
 }
 
 /// A name as its length and UTF-8 bytes.
-pub(in crate::store) fn put_name(out: &mut Vec<u8>, name: &str) {
+pub(crate) fn put_name(out: &mut Vec<u8>, name: &str) {
     put(out, name.len() as u64);
     out.extend_from_slice(name.as_bytes());
 }
 
-pub(in crate::store) fn put(out: &mut Vec<u8>, mut v: u64) {
+pub(crate) fn put(out: &mut Vec<u8>, mut v: u64) {
     while v >= 0x80 {
         out.push(v as u8 | 0x80);
         v >>= 7;
@@ -214,16 +214,16 @@ pub(in crate::store) fn put(out: &mut Vec<u8>, mut v: u64) {
 
 /// A signed step as an unsigned number, small when the step is small
 /// either way (0, -1, 1, -2, ... as 0, 1, 2, 3, ...).
-pub(in crate::store) fn zigzag(v: i64) -> u64 {
+pub(crate) fn zigzag(v: i64) -> u64 {
     ((v << 1) ^ (v >> 63)) as u64
 }
 
 /// The step [`zigzag`] coded.
-pub(in crate::store) fn unzigzag(v: u64) -> i64 {
+pub(crate) fn unzigzag(v: u64) -> i64 {
     ((v >> 1) as i64) ^ -((v & 1) as i64)
 }
 
-pub(in crate::store) struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     data: &'a [u8],
     at: usize,
 }

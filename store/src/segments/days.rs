@@ -13,8 +13,8 @@ use super::super::sql::insert_rows;
 use super::super::{Result, StoreError};
 use super::chunk::{put, put_name, unzigzag, zigzag, Reader};
 use super::save::SegmentationWriter;
-use crate::model::*;
 use rustc_hash::FxHashMap;
+use schema::model::*;
 use sqlx::Row;
 use std::collections::BTreeSet;
 

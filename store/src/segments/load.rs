@@ -3,8 +3,8 @@
 use super::super::{Result, Store, StoreError, StoredSegmentation};
 use super::chunk::decode;
 use super::days;
-use crate::model::*;
 use futures_util::TryStreamExt;
+use schema::model::*;
 use sqlx::Row;
 
 impl Store {

@@ -11,8 +11,8 @@ mod save;
 mod tail;
 mod times;
 
-pub(in crate::store) use chunk::CHUNK_BYTES;
-pub(in crate::store) use save::SEGMENTATION_TABLES;
+pub(crate) use chunk::CHUNK_BYTES;
+pub(crate) use save::SEGMENTATION_TABLES;
 pub use save::{Saved, SegmentCounts, SegmentationWriter};
 pub use tail::TailRecord;
 

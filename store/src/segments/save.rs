@@ -5,7 +5,7 @@ use super::super::sql::insert_rows;
 use super::super::{Result, Store};
 use super::chunk::{Chunk, ChunkWriter};
 use super::times::{TimeChunks, TIME_CHUNK_BYTES};
-use crate::model::*;
+use schema::model::*;
 use sqlx::{Any, Row, Transaction};
 
 /// What a saved segmentation holds, and what its cut read.
@@ -57,7 +57,7 @@ pub struct SegmentationWriter<'s> {
     rows: u64,
     moves: u64,
     bad: u64,
-    first_bad: Option<crate::rules::Violation>,
+    first_bad: Option<schema::rules::Violation>,
     pub(super) counts: SegmentCounts,
     /// Per account (by the cut's ids): the chunk being filled.
     chunks: Vec<ChunkWriter>,
@@ -68,7 +68,7 @@ pub struct SegmentationWriter<'s> {
 }
 
 /// The tables a segmentation's rows are in, beside `segmentations`.
-pub(in crate::store) const SEGMENTATION_TABLES: [&str; 4] = [
+pub(crate) const SEGMENTATION_TABLES: [&str; 4] = [
     "segment_chunks",
     "move_time_chunks",
     "account_days",

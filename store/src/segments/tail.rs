@@ -7,7 +7,7 @@ use super::super::moves::read_generation;
 use super::super::{Backend, Result, Store, StoreError};
 use super::chunk::decode;
 use super::save::{Saved, SegmentCounts, SegmentationWriter};
-use crate::model::*;
+use schema::model::*;
 use sqlx::Row;
 
 /// What a segmentation held before an extension.

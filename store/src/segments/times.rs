@@ -21,9 +21,9 @@
 use super::super::sql::insert_rows;
 use super::super::{Result, Store, StoreError};
 use super::chunk::{put, put_name, unzigzag, zigzag, Reader};
-use crate::model::Epoch;
 use futures_util::TryStreamExt;
 use rustc_hash::FxHashMap;
+use schema::model::Epoch;
 use sqlx::{Any, Row, Transaction};
 
 /// Bytes at which a chunk of move times is closed and saved (or the

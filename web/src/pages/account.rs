@@ -8,10 +8,10 @@ use crate::{AppState, WebError};
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use schema::store::AccountPair;
 use schema::{day_of, Segments};
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use store::AccountPair;
 
 /// A pair's two directions: from the account to the other, and back.
 type Directions<'p> = (Option<&'p AccountPair>, Option<&'p AccountPair>);

@@ -7,8 +7,8 @@ use askama::Template;
 use axum::extract::{Query, State};
 use axum::response::{Html, Redirect};
 use axum::Form;
-use schema::store::Role;
 use serde::Deserialize;
+use store::Role;
 
 /// The most entries the audit page lists (newest first).
 const AUDIT_SHOWN: usize = 2000;

@@ -10,8 +10,8 @@ pub mod verdict;
 
 use crate::render::{account_href, when};
 use crate::{AppState, WebError};
-use schema::store::StoredScan;
 use schema::verdict::Verdict;
+use store::StoredScan;
 
 /// The latest scan of a season, or a 404 page.
 pub async fn latest_scan(state: &AppState, season: u32) -> Result<StoredScan, WebError> {

@@ -9,8 +9,8 @@ use crate::{AppState, WebError};
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::response::Html;
-use schema::store::Role;
 use serde::Deserialize;
+use store::Role;
 
 /// How many of the strongest buckets the evidence lists per direction.
 const TOP_BUCKETS: usize = 12;

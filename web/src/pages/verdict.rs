@@ -10,9 +10,9 @@ use crate::{AppState, WebError};
 use axum::extract::State;
 use axum::response::Redirect;
 use axum::Form;
-use schema::store::Role;
 use schema::verdict::{NewVerdict, VerdictKind};
 use serde::Deserialize;
+use store::Role;
 
 /// Notes longer than this are refused.
 const MAX_NOTE: usize = 4000;
