@@ -9,6 +9,7 @@
 //! `detect-store`, the only crate that speaks SQL). The types here are plain
 //! data.
 
+pub mod address;
 pub mod ip_counts;
 pub mod model;
 mod names;

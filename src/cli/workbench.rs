@@ -17,6 +17,23 @@ pub struct ServeArgs {
     /// How long a sign-in lasts.
     #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u32).range(1..=720))]
     pub session_hours: u32,
+    /// A reverse proxy (an address, or a network such as 10.0.0.0/8) whose
+    /// X-Forwarded-For names the client; repeat for more. Without one the
+    /// client is the connection's peer.
+    #[arg(long = "trusted-proxy", value_name = "ADDR")]
+    pub trusted_proxies: Vec<String>,
+    /// Password checks run at once (each takes about 19 MiB); a sign-in
+    /// waits up to 3 s for its turn, then is told to come back
+    /// [default: half the cores, at least 1].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub sign_ins_at_once: Option<u32>,
+    /// Connections open at once; more wait to be accepted.
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub max_connections: u32,
+    /// Seconds a connection may take to send a request's head (and stay
+    /// idle between requests), and a request its body.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=600))]
+    pub request_timeout: u32,
 }
 
 #[derive(Debug, Subcommand)]

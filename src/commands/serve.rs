@@ -19,19 +19,28 @@ impl web::SegmentSource for PipelineSegments {
     }
 }
 
-/// The application's state over an open store.
-pub fn app_state(store: Store, args: &ServeArgs) -> web::AppState {
-    web::AppState::new(
-        store,
-        PipelineSegments,
-        web::Options {
-            secure_cookies: args.secure_cookies,
-            session_seconds: i64::from(args.session_hours) * 3600,
+/// The application's options from the command line.
+pub fn options(args: &ServeArgs) -> Result<web::Options> {
+    let timeout = std::time::Duration::from_secs(u64::from(args.request_timeout));
+    let defaults = web::Options::default();
+    Ok(web::Options {
+        secure_cookies: args.secure_cookies,
+        session_seconds: i64::from(args.session_hours) * 3600,
+        trusted_proxies: web::TrustedProxies::parse(&args.trusted_proxies)
+            .map_err(anyhow::Error::msg)?,
+        hashes_at_once: args
+            .sign_ins_at_once
+            .map_or(defaults.hashes_at_once, |n| n as usize),
+        server: web::ServerLimits {
+            header_timeout: timeout,
+            body_timeout: timeout,
+            max_connections: args.max_connections as usize,
         },
-    )
+    })
 }
 
 pub async fn run(db: &crate::pipeline::Db, args: ServeArgs) -> Result<()> {
+    let options = options(&args)?;
     let store = pipeline::open_store(db).await?;
     if store.users().await?.is_empty() {
         eprintln!(
@@ -47,7 +56,8 @@ pub async fn run(db: &crate::pipeline::Db, args: ServeArgs) -> Result<()> {
     let shutdown = async {
         tokio::signal::ctrl_c().await.ok();
     };
-    web::serve(listener, app_state(store.clone(), &args), shutdown).await?;
+    let state = web::AppState::new(store.clone(), PipelineSegments, options);
+    web::serve(listener, state, shutdown).await?;
     store.close().await;
     Ok(())
 }

@@ -1,6 +1,6 @@
-//! Sign-in: argon2id password hashes, session cookies, CSRF tokens, login
-//! rate limiting, and the [`SignedIn`] extractor every page but the sign-in
-//! page asks for.
+//! Sign-in: argon2id password hashes, session cookies, CSRF tokens, the
+//! limit on failed sign-ins (see [`crate::limit`]), and the [`SignedIn`]
+//! extractor every page but the sign-in page asks for.
 //!
 //! The session cookie holds 32 random bytes; the store keeps only their
 //! SHA-256, so a copy of the database opens no session. The cookie is
@@ -24,18 +24,16 @@ use cookie::{Cookie, SameSite};
 use rand::RngCore;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use store::{NewSession, Role, User};
+
+pub use crate::next::safe_next;
 
 pub const SESSION_COOKIE: &str = "detect_session";
 const LOGIN_COOKIE: &str = "detect_login";
 
-/// Failed sign-ins allowed per account name, and per client address, in
-/// [`LIMIT_WINDOW`] seconds.
-pub const FAILURES_PER_NAME: usize = 5;
-pub const FAILURES_PER_CLIENT: usize = 20;
-pub const LIMIT_WINDOW: i64 = 15 * 60;
+/// Bytes of a name tried that the limit, the audit log and the log keep.
+const NAME_KEPT: usize = 128;
 
 /// An argon2id hash (PHC string, random salt) of a password.
 pub fn hash_password(password: &str) -> Result<String, String> {
@@ -173,52 +171,9 @@ impl FromRequestParts<AppState> for SignedIn {
     }
 }
 
-/// Recent failed sign-ins, by account name and by client address.
-#[derive(Debug, Default)]
-pub struct LoginLimiter {
-    failures: HashMap<String, Vec<i64>>,
-}
-
-impl LoginLimiter {
-    fn recent(&mut self, key: &str, now: i64) -> usize {
-        match self.failures.get_mut(key) {
-            Some(times) => {
-                times.retain(|&t| t > now - LIMIT_WINDOW);
-                times.len()
-            }
-            None => 0,
-        }
-    }
-
-    /// Whether another attempt for this name from this client may be tried.
-    pub fn allows(&mut self, name: &str, client: &str, now: i64) -> bool {
-        self.recent(&format!("name:{name}"), now) < FAILURES_PER_NAME
-            && self.recent(&format!("client:{client}"), now) < FAILURES_PER_CLIENT
-    }
-
-    pub fn failed(&mut self, name: &str, client: &str, now: i64) {
-        for key in [format!("name:{name}"), format!("client:{client}")] {
-            self.failures.entry(key).or_default().push(now);
-        }
-        // Forget keys with no recent failure, so the map stays small.
-        if self.failures.len() > 10_000 {
-            self.failures
-                .retain(|_, times| times.iter().any(|&t| t > now - LIMIT_WINDOW));
-        }
-    }
-}
-
 #[derive(Debug, Deserialize)]
 pub struct NextQuery {
     next: Option<String>,
-}
-
-/// Only a path of this application: never another site.
-fn safe_next(next: Option<&str>) -> String {
-    match next {
-        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') => n.to_owned(),
-        _ => "/".to_owned(),
-    }
 }
 
 fn login_form(
@@ -260,8 +215,19 @@ pub struct LoginForm {
     next: Option<String>,
 }
 
-/// Signs in: the form's token, the limit on failed sign-ins, the
-/// password; then a new session and its cookie, and back to `next`.
+/// The first [`NAME_KEPT`] bytes of a name tried (a whole character).
+fn kept_name(name: &str) -> &str {
+    let mut end = name.len().min(NAME_KEPT);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    &name[..end]
+}
+
+/// Signs in: the form's token; an attempt taken from the limit on failed
+/// sign-ins before any work; the password, checked in a turn of the hash
+/// gate; then a new session and its cookie, and back to `next`. Every
+/// failure is audited with the name tried and the client's fingerprint.
 pub async fn login(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -275,35 +241,36 @@ pub async fn login(
             "This form's security token is missing or wrong; reload the sign-in page.".to_owned(),
         ));
     }
-    let client = peer.ip().to_string();
+    let client = state.options().trusted_proxies.client(peer.ip(), &headers);
+    let tried = Tried {
+        name: kept_name(&form.name),
+        client: client.to_string(),
+        fingerprint: state.store().audit_ip(&client.to_string()),
+    };
     let t = now();
-    if !state
-        .inner
-        .limiter
-        .lock()
-        .expect("limiter lock")
-        .allows(&form.name, &client, t)
-    {
-        return Err(WebError::TooManyRequests(format!(
-            "Too many failed sign-ins; wait {} minutes and try again.",
-            LIMIT_WINDOW / 60
-        )));
-    }
-    let ok = check_password(&state, &form.name, form.password).await?;
-    let Some(user) = ok else {
-        state
-            .inner
-            .limiter
-            .lock()
-            .expect("limiter lock")
-            .failed(&form.name, &client, t);
-        tracing::info!("failed sign-in");
-        return login_form(
-            &state,
-            &headers,
-            next,
-            Some("Wrong name or password.".to_owned()),
-        );
+    let taken = state.limiter().begin(tried.name, &tried.client, t);
+    let attempt = match taken {
+        Ok(a) => a,
+        Err(refusal) => return Err(tried.refused(&state, refusal).await),
+    };
+    let user = match check_password(&state, &form.name, form.password).await {
+        Ok(Some(user)) => {
+            state.limiter().forgive(attempt, true);
+            user
+        }
+        Ok(None) => {
+            tried.failed(&state).await?;
+            return login_form(
+                &state,
+                &headers,
+                next,
+                Some("Wrong name or password.".to_owned()),
+            );
+        }
+        Err(e) => {
+            state.limiter().forgive(attempt, false);
+            return Err(e);
+        }
     };
     let token = start_session(&state, &user, t).await?;
     let seconds = state.options().session_seconds;
@@ -324,24 +291,94 @@ pub async fn login(
         .into_response())
 }
 
+/// A sign-in attempt: the name tried and the client, raw (for the limit)
+/// and as the audit log and the log name it.
+struct Tried<'a> {
+    name: &'a str,
+    client: String,
+    fingerprint: String,
+}
+
+impl Tried<'_> {
+    /// A wrong name or password: audited and logged.
+    async fn failed(&self, state: &AppState) -> Result<(), WebError> {
+        state
+            .store()
+            .record_audit(self.name, "failed sign-in", &self.fingerprint)
+            .await?;
+        tracing::info!(
+            account = %viz::escape::terminal(self.name),
+            client = %self.fingerprint,
+            "failed sign-in"
+        );
+        Ok(())
+    }
+
+    /// Refused by the limit: audited once per name and client in a window
+    /// (a flood of refusals would fill the log), logged at debug after.
+    async fn refused(&self, state: &AppState, refusal: crate::limit::Refusal) -> WebError {
+        let account = viz::escape::terminal(self.name);
+        if refusal.first {
+            tracing::info!(account = %account, client = %self.fingerprint, wait = refusal.wait,
+                "sign-in refused: too many failures");
+            if let Err(e) = state
+                .store()
+                .record_audit(self.name, "sign-in refused", &self.fingerprint)
+                .await
+            {
+                return e.into();
+            }
+        } else {
+            tracing::debug!(account = %account, client = %self.fingerprint, "sign-in refused");
+        }
+        let minutes = (refusal.wait + 59) / 60;
+        WebError::TooManyRequests {
+            message: if refusal.wait < 60 {
+                format!(
+                    "Too many failed sign-ins; wait {} seconds and try again.",
+                    refusal.wait
+                )
+            } else {
+                format!("Too many failed sign-ins; wait {minutes} minutes and try again.")
+            },
+            retry_after: refusal.wait,
+        }
+    }
+}
+
 /// The account `name` if `password` is its password, verified off the
-/// async threads; an unknown name costs the same time.
+/// async threads in a turn of the hash gate; an unknown name costs the same
+/// time. No turn within the gate's wait is a busy server.
 async fn check_password(
     state: &AppState,
     name: &str,
     password: String,
 ) -> Result<Option<User>, WebError> {
     let found = state.store().user_with_password(name).await?;
-    tokio::task::spawn_blocking(move || match &found {
-        Some((user, hash)) => verify_password(hash, &password).then(|| user.clone()),
-        None => {
-            // Spend the same time as for a real account.
-            verify_password(dummy_hash(), &password);
-            None
-        }
-    })
-    .await
-    .map_err(|e| WebError::Internal(e.to_string()))
+    let checked = state
+        .hashing()
+        .run(move || match &found {
+            Some((user, hash)) => verify_password(hash, &password).then(|| user.clone()),
+            None => {
+                // Spend the same time as for a real account.
+                verify_password(dummy_hash(), &password);
+                None
+            }
+        })
+        .await;
+    match checked {
+        Some(result) => result.map_err(|e| WebError::Internal(e.to_string())),
+        None => Err(busy()),
+    }
+}
+
+/// Every turn at checking a password is taken.
+pub(crate) fn busy() -> WebError {
+    WebError::Busy {
+        message: "The server is busy checking other sign-ins; try again in a few seconds."
+            .to_owned(),
+        retry_after: 5,
+    }
 }
 
 /// A new session of `user` at `t`, stored by its token's hash and audited;
@@ -413,26 +450,6 @@ mod tests {
         assert!(!verify_password(&h, "correct hors"));
         assert!(!verify_password("not a hash", "x"));
         assert_ne!(h, hash_password("correct horse").unwrap(), "salted");
-    }
-
-    #[test]
-    fn the_limiter_stops_a_name_after_five_failures_for_a_window() {
-        let mut l = LoginLimiter::default();
-        for _ in 0..FAILURES_PER_NAME {
-            assert!(l.allows("ann", "1.2.3.4", 1000));
-            l.failed("ann", "1.2.3.4", 1000);
-        }
-        assert!(!l.allows("ann", "5.6.7.8", 1000));
-        assert!(l.allows("bob", "5.6.7.8", 1000));
-        assert!(l.allows("ann", "5.6.7.8", 1000 + LIMIT_WINDOW));
-    }
-
-    #[test]
-    fn next_stays_on_this_site() {
-        assert_eq!(safe_next(Some("/pair/a/b?season=1")), "/pair/a/b?season=1");
-        for bad in ["//evil.example", "https://evil.example", "/\\evil", ""] {
-            assert_eq!(safe_next(Some(bad)), "/");
-        }
     }
 
     #[test]

@@ -16,8 +16,13 @@ pub enum WebError {
     Forbidden(String),
     #[error("{0}")]
     BadRequest(String),
-    #[error("{0}")]
-    TooManyRequests(String),
+    /// Too many failed sign-ins: try again after `retry_after` seconds.
+    #[error("{message}")]
+    TooManyRequests { message: String, retry_after: i64 },
+    /// The server cannot take the request now (every turn at checking a
+    /// password is taken): try again after `retry_after` seconds.
+    #[error("{message}")]
+    Busy { message: String, retry_after: i64 },
     /// Not signed in: go to the sign-in page, then back to `next`.
     #[error("sign-in needed")]
     SignIn { next: String },
@@ -33,7 +38,8 @@ impl WebError {
             WebError::NotFound(_) => StatusCode::NOT_FOUND,
             WebError::Forbidden(_) => StatusCode::FORBIDDEN,
             WebError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            WebError::TooManyRequests(_) => StatusCode::TOO_MANY_REQUESTS,
+            WebError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            WebError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
             WebError::SignIn { .. } => StatusCode::SEE_OTHER,
             WebError::Internal(_) | WebError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -60,10 +66,19 @@ impl IntoResponse for WebError {
             reason: status.canonical_reason().unwrap_or("Error"),
             message,
         };
-        match page.render() {
+        let mut response = match page.render() {
             Ok(html) => (status, Html(html)).into_response(),
             Err(_) => status.into_response(),
+        };
+        if let WebError::TooManyRequests { retry_after, .. } | WebError::Busy { retry_after, .. } =
+            &self
+        {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(*retry_after),
+            );
         }
+        response
     }
 }
 

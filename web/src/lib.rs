@@ -14,18 +14,24 @@
 //! segments the scans were scored on.
 
 pub mod auth;
+pub mod client;
 mod error;
+pub mod guard;
+pub mod limit;
+pub mod next;
 mod pages;
 mod render;
+mod server;
 
 pub use auth::{hash_password, verify_password};
+pub use client::TrustedProxies;
 pub use error::WebError;
+pub use server::{serve, ServerLimits};
 
 use axum::routing::{get, post};
 use axum::Router;
 use schema::Segments;
 use std::future::Future;
-use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use store::Store;
@@ -46,6 +52,12 @@ pub struct Options {
     pub secure_cookies: bool,
     /// How long a sign-in lasts.
     pub session_seconds: i64,
+    /// The reverse proxies whose `X-Forwarded-For` names the client.
+    pub trusted_proxies: TrustedProxies,
+    /// Password hashes (about 19 MiB each) computed at once.
+    pub hashes_at_once: usize,
+    /// Timeouts and the cap on connections.
+    pub server: ServerLimits,
 }
 
 impl Default for Options {
@@ -53,6 +65,9 @@ impl Default for Options {
         Options {
             secure_cookies: false,
             session_seconds: 12 * 3600,
+            trusted_proxies: TrustedProxies::default(),
+            hashes_at_once: limit::default_hashes_at_once(),
+            server: ServerLimits::default(),
         }
     }
 }
@@ -67,7 +82,8 @@ struct Inner {
     store: Store,
     source: Box<dyn SegmentSource>,
     options: Options,
-    limiter: Mutex<auth::LoginLimiter>,
+    limiter: Mutex<limit::LoginLimiter>,
+    hashing: limit::HashGate,
     /// The segments last used: bucket size, moves generation, segments.
     cache: tokio::sync::Mutex<Option<(i64, i64, Arc<Segments>)>>,
 }
@@ -78,8 +94,9 @@ impl AppState {
             inner: Arc::new(Inner {
                 store,
                 source: Box::new(source),
+                hashing: limit::HashGate::new(options.hashes_at_once),
                 options,
-                limiter: Mutex::new(auth::LoginLimiter::default()),
+                limiter: Mutex::new(limit::LoginLimiter::default()),
                 cache: tokio::sync::Mutex::new(None),
             }),
         }
@@ -91,6 +108,19 @@ impl AppState {
 
     pub fn options(&self) -> &Options {
         &self.inner.options
+    }
+
+    /// The limit on failed sign-ins (a lock held for a few map look-ups).
+    pub fn limiter(&self) -> std::sync::MutexGuard<'_, limit::LoginLimiter> {
+        self.inner
+            .limiter
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The turns at hashing a password.
+    pub fn hashing(&self) -> &limit::HashGate {
+        &self.inner.hashing
     }
 
     /// The segments of every stored move for a bucket size, kept while the
@@ -115,10 +145,13 @@ impl AppState {
     }
 }
 
-/// Every route of the application.
+/// Every route of the application, with the security headers on every
+/// response, the origin check on every form, and the body timeout.
 pub fn router(state: AppState) -> Router {
-    Router::new()
+    let body_timeout = state.options().server.body_timeout;
+    let routes = Router::new()
         .route("/", get(pages::seasons::index))
+        .route("/style.css", get(pages::style))
         .route("/login", get(auth::login_page).post(auth::login))
         .route("/logout", post(auth::logout))
         .route("/season/{season}", get(pages::seasons::season))
@@ -133,19 +166,13 @@ pub fn router(state: AppState) -> Router {
             get(pages::admin::users).post(pages::admin::add_user),
         )
         .fallback(error::not_found)
-        .with_state(state)
-}
-
-/// Serves the application on a bound listener until `shutdown` completes.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    state: AppState,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    axum::serve(
-        listener,
-        router(state).into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            guard::check_origin,
+        ))
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
+            body_timeout,
+        ))
+        .with_state(state);
+    guard::with_security_headers(routes)
 }

@@ -125,8 +125,11 @@ pub async fn add_user(
         ));
     }
     let password = form.password.clone();
-    let hash = tokio::task::spawn_blocking(move || hash_password(&password))
+    let hash = state
+        .hashing()
+        .run(move || hash_password(&password))
         .await
+        .ok_or_else(crate::auth::busy)?
         .map_err(|e| WebError::Internal(e.to_string()))?
         .map_err(WebError::Internal)?;
     let store = state.store();

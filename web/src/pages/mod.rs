@@ -13,6 +13,18 @@ use crate::{AppState, WebError};
 use schema::verdict::Verdict;
 use store::StoredScan;
 
+/// The pages' stylesheet (a file of its own: the content security policy
+/// allows no inline style). It holds nothing private, so browsers may keep it.
+pub async fn style() -> impl axum::response::IntoResponse {
+    (
+        [
+            (axum::http::header::CONTENT_TYPE, "text/css; charset=utf-8"),
+            (axum::http::header::CACHE_CONTROL, "public, max-age=3600"),
+        ],
+        include_str!("../../templates/style.css"),
+    )
+}
+
 /// The latest scan of a season, or a 404 page.
 pub async fn latest_scan(state: &AppState, season: u32) -> Result<StoredScan, WebError> {
     state

@@ -1,0 +1,11 @@
+//! `detect serve`'s application attacked on loopback, in process: a
+//! SQLite store in a temporary folder, the server on a free port, requests
+//! from reqwest and raw TCP. Every test is bounded in time and connections.
+
+extern crate detect_web as web;
+
+mod flood;
+mod headers;
+mod redirect;
+mod slow;
+mod support;
