@@ -17,6 +17,9 @@ pub mod read;
 pub mod segment;
 pub mod time;
 
-pub use read::{open_log, open_log_with, LineRef, LogLine, LogReader, MoveRef, ReadError};
+pub use read::{
+    open_log, open_log_as, open_log_with, shown_name, warn_if_fifo, LineRef, LogLine, LogReader,
+    MoveRef, ReadError,
+};
 pub use schema::rules::Limits;
 pub use segment::{segment_moves, sort_by_time, Segmenter};

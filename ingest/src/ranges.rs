@@ -87,8 +87,9 @@ pub fn open_log_range(
     limits: &Limits,
     range: Range<u64>,
 ) -> Result<LogReader, ReadError> {
+    let name = crate::read::shown_name(path);
     let fail = |e: std::io::Error| ReadError {
-        file: path.to_owned(),
+        file: name.clone(),
         line: None,
         message: format!("cannot open: {e}"),
         io: false,
@@ -96,7 +97,7 @@ pub fn open_log_range(
     let mut file = File::open(path).map_err(fail)?;
     file.seek(SeekFrom::Start(range.start)).map_err(fail)?;
     let part = BufReader::with_capacity(1 << 16, file.take(range.end - range.start));
-    Ok(json_reader(path.to_owned(), Box::new(part), limits))
+    Ok(json_reader(name, Box::new(part), limits))
 }
 
 /// The lines of `path` before byte `offset`: what a range's line numbers

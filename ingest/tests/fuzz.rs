@@ -213,9 +213,9 @@ fn seeds_that_crashed_before() {
     }
     // A stray quote in CSV is one bad line, not the rest of the file.
     let csv =
-        "username,game,timestamp_utc,ip\na,g,2015-05-03 16:29:00,1\nb\",g,2015-05-03 16:29:00,1\n"
+        "username,game,timestamp_utc,ip\na,g,2015-05-03 16:29:00,10.0.0.1\nb\",g,2015-05-03 16:29:00,10.0.0.1\n"
             .to_owned()
-            + &"c,g,2015-05-03 16:29:00,1\n".repeat(90);
+            + &"c,g,2015-05-03 16:29:00,10.0.0.1\n".repeat(90);
     assert_eq!(read_and_segment("s.csv", csv.as_bytes()), (91, 0, 1));
     // One line of invalid UTF-8 loses no line after it.
     let mut bytes = format!("{good}\n").into_bytes();

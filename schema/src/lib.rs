@@ -19,6 +19,7 @@ pub mod rules;
 pub mod season;
 pub mod signals;
 mod stall_ip;
+pub mod terminal;
 pub mod verdict;
 
 pub use ip_counts::IpCounts;

@@ -12,6 +12,12 @@
 //! - the IP is either empty (the reference keeps `"ip": ""` as an address
 //!   that pairs its accounts like any other; golden case 10 pins it) or has
 //!   a character other than white space;
+//! - the IP is an address, and is stored in its one normal form
+//!   ([`crate::address`]: trimmed, no port, IPv4-mapped IPv6 unmapped; `""`
+//!   and `delay` kept as the reference keeps them). [`normal_ip`] is applied
+//!   by every reader and again by the store's insert path, before a key
+//!   hashes the address; [`Limits::check`] does not ask for it, because a
+//!   keyed store's moves hold hashes.
 //! - no field is longer than [`Limits::max_field`] bytes and none holds a
 //!   NUL character (PostgreSQL cannot store it).
 //!
@@ -67,6 +73,15 @@ pub enum Violation {
     EmptyUsername,
     #[error("the ip is only white space")]
     BlankIp,
+    #[error("the ip is not an IP address (IPv4 or IPv6, with or without a port)")]
+    NotAnAddress,
+    /// A time too large or too small for epoch seconds at all, as written.
+    #[error("the time {time} lies outside the plausible range {earliest} to {latest} (epoch seconds; see --earliest/--latest)")]
+    TimeOutOfRangeAsWritten {
+        time: String,
+        earliest: Epoch,
+        latest: Epoch,
+    },
     #[error("the {field} field is {len} bytes long, more than the limit of {max}")]
     FieldTooLong {
         field: &'static str,
@@ -118,6 +133,25 @@ impl Limits {
     pub fn check_move(&self, m: &crate::Move) -> Result<(), Violation> {
         self.check(&m.username, &m.game, m.timestamp, &m.ip)
     }
+
+    /// A time that is no epoch second at all (`1e300`), refused with its
+    /// value as written rather than a saturated integer.
+    pub fn time_as_written(&self, time: String) -> Violation {
+        Violation::TimeOutOfRangeAsWritten {
+            time,
+            earliest: self.earliest,
+            latest: self.latest,
+        }
+    }
+}
+
+/// The IP of a record in its normal form ([`crate::address`]), or why it
+/// has none.
+pub fn normal_ip(ip: &str) -> Result<std::borrow::Cow<'_, str>, Violation> {
+    if !ip.is_empty() && ip.trim().is_empty() {
+        return Err(Violation::BlankIp);
+    }
+    crate::address::normal_ip(ip).map_err(|_| Violation::NotAnAddress)
 }
 
 #[cfg(test)]
@@ -158,6 +192,14 @@ mod tests {
         assert_eq!(
             l.check("a", "g\0", 150, "1"),
             Err(Violation::Nul { field: "game" })
+        );
+        assert_eq!(normal_ip(" 10.0.0.1:80 ").as_deref(), Ok("10.0.0.1"));
+        assert_eq!(normal_ip("  "), Err(Violation::BlankIp));
+        assert_eq!(normal_ip("host"), Err(Violation::NotAnAddress));
+        assert_eq!(
+            l.time_as_written("1e300".into()).to_string(),
+            "the time 1e300 lies outside the plausible range 100 to 200 \
+             (epoch seconds; see --earliest/--latest)"
         );
         let d = Limits::default();
         assert_eq!(d.earliest, 946_684_800);

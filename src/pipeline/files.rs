@@ -206,7 +206,10 @@ fn read_moves(
         let mut bar = None;
         for (unit, rx) in units.iter().zip(receivers) {
             if unit.range.as_ref().is_none_or(|r| r.start == 0) {
-                bar = Some(spinner(format!("reading {}", unit.path)));
+                bar = Some(spinner(format!(
+                    "reading {}",
+                    viz::escape::terminal(&unit.path)
+                )));
             }
             for sent in rx {
                 match sent {

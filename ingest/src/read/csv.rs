@@ -20,7 +20,7 @@ pub(super) struct CsvState {
 #[derive(Clone, Copy)]
 struct CsvColumns {
     username: usize,
-    game: Option<usize>,
+    game: usize,
     timestamp: usize,
     ip: usize,
 }
@@ -33,7 +33,7 @@ pub(super) fn read_header(lines: &mut BoundedLines, name: &str) -> Result<CsvSta
     let mut state = CsvState {
         columns: CsvColumns {
             username: 0,
-            game: None,
+            game: 0,
             timestamp: 0,
             ip: 0,
         },
@@ -73,14 +73,43 @@ pub(super) fn read_header(lines: &mut BoundedLines, name: &str) -> Result<CsvSta
             )
         })
     };
+    if let Some((first, second)) = duplicated(&headers) {
+        let (first, second) = (first + 1, second + 1);
+        let message = if looks_like_names {
+            format!(
+                "the CSV header names the column `{}` twice (fields {first} and {second})",
+                headers[first - 1].trim()
+            )
+        } else {
+            format!(
+                "the CSV header gives fields {first} and {second} the same name; a CSV log \
+                 starts with a header such as username,game,timestamp_utc,ip"
+            )
+        };
+        return Err(fail(Some(n), message));
+    }
     state.columns = CsvColumns {
         username: need(&["username"])?,
-        game: find(&["game"]),
+        game: need(&["game"])?,
         timestamp: need(&["timestamp_utc", "timestamp"])?,
         ip: need(&["ip"])?,
     };
     state.header_len = headers.len();
     Ok(state)
+}
+
+/// A column name the header gives twice (case and surrounding white space
+/// aside): which of the two holds the value would be a guess.
+/// Returns the positions of the first name given twice.
+fn duplicated(headers: &[String]) -> Option<(usize, usize)> {
+    let mut seen = std::collections::HashMap::new();
+    headers.iter().enumerate().find_map(|(i, h)| {
+        let h = h.trim().to_ascii_lowercase();
+        if h.is_empty() {
+            return None;
+        }
+        seen.insert(h, i).map(|first| (first, i))
+    })
 }
 
 /// An error in the CSV header of file `name`, at `line` when known.
@@ -191,7 +220,7 @@ pub(super) fn csv_line<'r>(
     checked(
         MoveRef {
             username: Cow::Borrowed(fields[c.username]),
-            game: Cow::Borrowed(c.game.map_or("", |g| fields[g])),
+            game: Cow::Borrowed(fields[c.game]),
             timestamp: time,
             ip: Cow::Borrowed(fields[c.ip]),
         },

@@ -97,11 +97,14 @@ pub fn open_log(path: &str) -> Result<LogReader, ReadError> {
 /// (see [`schema::rules`]); lines are read with a bound of
 /// `limits.max_line` bytes.
 pub fn open_log_with(path: &str, limits: &Limits) -> Result<LogReader, ReadError> {
-    let name = if path == "-" {
-        "<stdin>".to_owned()
-    } else {
-        path.to_owned()
-    };
+    open_log_as(path, path, limits)
+}
+
+/// Opens the log at `path` as [`open_log_with`] does, but named (and its
+/// format told by the name) as `shown`: a copy of standard input (`-`) or
+/// of a named pipe, spooled to a temporary file before an ingest.
+pub fn open_log_as(path: &str, shown: &str, limits: &Limits) -> Result<LogReader, ReadError> {
+    let name = shown_name(shown);
     let fail = |message: String| ReadError {
         file: name.clone(),
         line: None,
@@ -111,7 +114,7 @@ pub fn open_log_with(path: &str, limits: &Limits) -> Result<LogReader, ReadError
     let raw: Box<dyn Read + Send> = if path == "-" {
         Box::new(io::stdin())
     } else {
-        warn_if_fifo(path);
+        warn_if_fifo(path, &name);
         Box::new(File::open(path).map_err(|e| fail(format!("cannot open: {e}")))?)
     };
     let mut buffered = BufReader::with_capacity(1 << 16, raw);
@@ -126,7 +129,7 @@ pub fn open_log_with(path: &str, limits: &Limits) -> Result<LogReader, ReadError
     } else {
         Box::new(buffered)
     };
-    let format = match format_by_name(path) {
+    let format = match format_by_name(shown) {
         Some(f) => f,
         None => format_by_head(
             reader
@@ -189,14 +192,24 @@ pub(crate) fn json_reader(
     }
 }
 
+/// How messages name the log at `path`: `<stdin>` for `-`; a file name
+/// may hold a newline or an escape sequence, so it is shown escaped.
+pub fn shown_name(path: &str) -> String {
+    if path == "-" {
+        "<stdin>".to_owned()
+    } else {
+        schema::terminal::terminal(path).into_owned()
+    }
+}
+
 /// Opening a FIFO blocks until something writes to it: say so, instead of
 /// hanging without a word.
-fn warn_if_fifo(path: &str) {
+pub fn warn_if_fifo(path: &str, name: &str) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
         if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo()) {
-            eprintln!("{path} is a named pipe: waiting for a writer to open it");
+            eprintln!("{name} is a named pipe: waiting for a writer to open it");
         }
     }
 }
@@ -286,11 +299,17 @@ impl MoveRef<'_> {
 /// One good line, borrowed: a move, or `None` for a skipped record.
 pub type LineRef<'a> = Option<MoveRef<'a>>;
 
-/// A record the rule accepts, or the rule's word on it.
-fn checked<'a>(m: MoveRef<'a>, limits: &Limits) -> Result<LineRef<'a>, String> {
+/// A record the rule accepts, its IP in normal form, or the rule's word on
+/// it.
+fn checked<'a>(mut m: MoveRef<'a>, limits: &Limits) -> Result<LineRef<'a>, String> {
     limits
         .check(&m.username, &m.game, m.timestamp, &m.ip)
         .map_err(|v| v.to_string())?;
+    m.ip = match m.ip {
+        Cow::Borrowed(ip) => schema::rules::normal_ip(ip),
+        Cow::Owned(ip) => schema::rules::normal_ip(&ip).map(|n| Cow::Owned(n.into_owned())),
+    }
+    .map_err(|v| v.to_string())?;
     Ok(Some(m))
 }
 
@@ -315,8 +334,11 @@ fn json_line<'t>(text: &'t str, limits: &Limits) -> Result<LineRef<'t>, String> 
     };
     let time = match rec.timestamp_utc.or(rec.timestamp) {
         Some(JsonTime::Epoch(t)) => t,
-        // Saturates far outside the range, which the rule then refuses.
-        Some(JsonTime::Fractional(t)) if t.is_finite() => t.floor() as i64,
+        Some(JsonTime::Fractional(t)) if t.is_finite() && t.abs() < 1e17 => t.floor() as i64,
+        // No epoch second at all: refused with the value as written.
+        Some(JsonTime::Fractional(t)) if t.is_finite() => {
+            return Err(limits.time_as_written(format!("{t:e}")).to_string())
+        }
         Some(JsonTime::Fractional(t)) => return Err(format!("bad time {t}")),
         Some(JsonTime::Text(s)) => parse_time(&s)?,
         None => return Err("no `timestamp_utc` or `timestamp` field".to_owned()),
