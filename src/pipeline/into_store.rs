@@ -1,7 +1,8 @@
 //! Reading a log into the store through the store's one ingest batch.
 
-use anyhow::{anyhow, Result};
-use ingest::{open_log_with, Limits, LogLine, ReadError};
+use anyhow::{anyhow, Context, Result};
+use ingest::{open_log_as, Limits, LogLine, ReadError};
+use std::io::Read;
 use store::{IngestBatch, Store};
 
 /// How many bad lines a `--skip-bad` summary lists.
@@ -75,12 +76,76 @@ pub fn spinner(message: String) -> indicatif::ProgressBar {
     crate::ui::line_counter(message)
 }
 
+/// A log to read: where it is named from (a path, or `-`), and, for
+/// standard input or a named pipe, the temporary file it was read into.
+pub struct Log {
+    pub path: String,
+    spool: Option<tempfile::NamedTempFile>,
+}
+
+impl Log {
+    /// A regular file, read where it is.
+    pub fn file(path: &str) -> Log {
+        Log {
+            path: path.to_owned(),
+            spool: None,
+        }
+    }
+
+    /// Standard input or a named pipe read to its end into a temporary
+    /// file, before any transaction: a slow or silent writer must not hold
+    /// the store's write lock (`scan` and `verdict set` would wait and fail).
+    /// A regular file is read where it is.
+    pub async fn spooled(path: &str) -> Result<Log> {
+        let regular = path != "-" && std::fs::metadata(path).map_or(true, |m| m.is_file());
+        if regular {
+            return Ok(Log::file(path));
+        }
+        let owned = path.to_owned();
+        let spool = tokio::task::spawn_blocking(move || spool(&owned)).await??;
+        Ok(Log {
+            path: path.to_owned(),
+            spool: Some(spool),
+        })
+    }
+
+    /// Where the bytes are read from.
+    fn read_from(&self) -> &str {
+        match &self.spool {
+            Some(s) => s.path().to_str().unwrap_or(&self.path),
+            None => &self.path,
+        }
+    }
+
+    /// Whether the log can be read twice and recognised by its digest (not
+    /// standard input or a pipe).
+    fn is_file(&self) -> bool {
+        self.spool.is_none() && self.path != "-"
+    }
+}
+
+/// Copies standard input or a named pipe into a temporary file.
+fn spool(path: &str) -> Result<tempfile::NamedTempFile> {
+    let name = ingest::shown_name(path);
+    let mut input: Box<dyn Read> = if path == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        ingest::warn_if_fifo(path, &name);
+        Box::new(std::fs::File::open(path).with_context(|| format!("{name}: cannot open"))?)
+    };
+    let mut out = tempfile::NamedTempFile::new()
+        .context("cannot make a temporary file to read standard input into")?;
+    std::io::copy(&mut input, &mut out).with_context(|| format!("{name}: cannot read"))?;
+    Ok(out)
+}
+
 /// Ingests one log into the store in one transaction. A bad line rejects the
 /// whole file (nothing of it is stored) unless `skip_bad`.
 pub async fn ingest_file(store: &Store, path: &str, skip_bad: bool) -> Result<IngestSummary> {
+    let log = Log::spooled(path).await?;
     let mut batch = store.begin_ingest().await?;
-    let bar = spinner(format!("reading {path}"));
-    let read = read_log_into(&mut batch, path, store.limits(), skip_bad, Some(&bar)).await;
+    let bar = spinner(format!("reading {}", ingest::shown_name(path)));
+    let read = read_log_into(&mut batch, &log, store.limits(), skip_bad, Some(&bar)).await;
     bar.finish_and_clear();
     let summary = match read {
         Ok(s) => s,
@@ -108,13 +173,17 @@ pub async fn ingest_file(store: &Store, path: &str, skip_bad: bool) -> Result<In
 /// whole records its digest in the batch.
 pub async fn read_log_into(
     batch: &mut IngestBatch<'_>,
-    path: &str,
+    log: &Log,
     limits: &Limits,
     skip_bad: bool,
     bar: Option<&indicatif::ProgressBar>,
 ) -> Result<IngestSummary> {
-    let reader = open_log_with(path, limits)?;
-    let digest = crate::file_digest::FileDigest::of(path)?;
+    let reader = open_log_as(log.read_from(), &log.path, limits)?;
+    let digest = if log.is_file() {
+        crate::file_digest::FileDigest::of(&log.path)?
+    } else {
+        None
+    };
     if let Some(d) = &digest {
         if let Some(file) = batch.stored_file(&d.hex).await? {
             return Ok(IngestSummary {

@@ -230,7 +230,8 @@ async fn ingest_file(
 ) -> Result<IngestSummary> {
     let name = path.to_str().context("the file name is not UTF-8")?;
     let mut batch = store.begin_ingest().await?;
-    let read = pipeline::read_log_into(&mut batch, name, store.limits(), false, None).await;
+    let log = pipeline::Log::file(name);
+    let read = pipeline::read_log_into(&mut batch, &log, store.limits(), false, None).await;
     let out = match read {
         Ok(out) => out,
         Err(e) => {
