@@ -220,15 +220,28 @@ impl Config {
 /// parser stopped (", line N: ...").
 fn read_raw(text: &str) -> Result<RawConfig, String> {
     toml::from_str(text).map_err(|e: toml::de::Error| {
-        let at = e
-            .span()
-            .map(|s| {
-                let line = text[..s.start.min(text.len())].matches('\n').count() + 1;
-                format!(", line {line}")
-            })
+        let start = e.span().map(|s| s.start.min(text.len()));
+        let at = start
+            .map(|s| format!(", line {}", text[..s].matches('\n').count() + 1))
             .unwrap_or_default();
-        format!("{at}: {}", e.message().trim().replace('\n', " "))
+        match start.and_then(|s| secret_key_at(text, s)) {
+            // toml's message quotes the value: a key's, a URL's password.
+            Some(key) => format!(
+                "{at}: {key} has a value of the wrong kind (it must be a string in quotes; \
+                 the value is a secret and is not shown)"
+            ),
+            None => format!("{at}: {}", e.message().trim().replace('\n', " ")),
+        }
     })
+}
+
+/// The key of the line at byte `at` of `text` when its value is a secret
+/// (`ip_key`, or a URL that may hold a password or a webhook's token).
+fn secret_key_at(text: &str, at: usize) -> Option<&str> {
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or("");
+    let key = line.split('=').next()?.trim().trim_matches('"');
+    (key == "ip_key" || key.ends_with("url")).then_some(key)
 }
 
 /// The numbers and the season list, each within its range.

@@ -37,6 +37,18 @@ fn defaults() {
     assert!(keyed.ip_key.is_some());
     assert!(!format!("{keyed:?}").contains("hunter2"));
     assert!(err("ip_key = \" \"").contains("ip_key is empty"));
+    // Issue 36, item 8: a numeric key was echoed in the error.
+    for secret in [
+        "ip_key = 31415926535",
+        "mode = \"improved\"\nip_key = 2.718281828",
+    ] {
+        let e = err(secret);
+        assert!(
+            !e.contains("31415926535") && !e.contains("2.718281828"),
+            "{e}"
+        );
+        assert!(e.contains("ip_key has a value of the wrong kind"), "{e}");
+    }
     assert!(err("retention_days = 0").contains("retention_days must be at least 1"));
     assert!(err("keep_scans = 0").contains("keep_scans must be at least 1"));
     assert!(c.sources.is_empty() && c.database.is_none());
