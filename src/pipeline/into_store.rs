@@ -143,9 +143,18 @@ fn spool(path: &str) -> Result<tempfile::NamedTempFile> {
 /// whole file (nothing of it is stored) unless `skip_bad`.
 pub async fn ingest_file(store: &Store, path: &str, skip_bad: bool) -> Result<IngestSummary> {
     let log = Log::spooled(path).await?;
+    let shown = Shown::of(store).await?;
     let mut batch = store.begin_ingest().await?;
     let bar = spinner(format!("reading {}", ingest::shown_name(path)));
-    let read = read_log_into(&mut batch, &log, store.limits(), skip_bad, Some(&bar)).await;
+    let read = read_log_into(
+        &mut batch,
+        &log,
+        store.limits(),
+        skip_bad,
+        shown,
+        Some(&bar),
+    )
+    .await;
     bar.finish_and_clear();
     let summary = match read {
         Ok(s) => s,
@@ -165,6 +174,47 @@ pub async fn ingest_file(store: &Store, path: &str, skip_bad: bool) -> Result<In
     Ok(summary)
 }
 
+/// What a message about a log may show of its lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    /// A plain store: a bad line's fields as they are.
+    Everything,
+    /// A keyed store (a key is set, or the store keeps keyed addresses):
+    /// every address in a message, whichever field held it, is replaced
+    /// by `[address]`.
+    NoAddresses,
+}
+
+impl Shown {
+    pub async fn of(store: &Store) -> Result<Shown> {
+        // The store's form of an address differs from it when a key is set.
+        const PROBE: &str = "192.0.2.1";
+        Ok(
+            if store.stored_ip(PROBE) != PROBE || store.is_keyed().await? {
+                Shown::NoAddresses
+            } else {
+                Shown::Everything
+            },
+        )
+    }
+
+    /// A reader's error as it may be shown.
+    pub fn error(self, mut e: ReadError) -> ReadError {
+        if self == Shown::NoAddresses {
+            e.message = schema::address::redact_addresses(&e.message).into_owned();
+        }
+        e
+    }
+
+    /// Any message about a log's content as it may be shown.
+    pub fn text(self, text: &str) -> String {
+        match self {
+            Shown::Everything => text.to_owned(),
+            Shown::NoAddresses => schema::address::redact_addresses(text).into_owned(),
+        }
+    }
+}
+
 /// Reads one log into an open ingest: the one way a file comes in, from
 /// the command line and from the daemon's watched directories. A bad line
 /// ends it with the error unless `skip_bad`; the caller then rolls the batch
@@ -176,9 +226,10 @@ pub async fn read_log_into(
     log: &Log,
     limits: &Limits,
     skip_bad: bool,
+    shown: Shown,
     bar: Option<&indicatif::ProgressBar>,
 ) -> Result<IngestSummary> {
-    let reader = open_log_as(log.read_from(), &log.path, limits)?;
+    let reader = open_log_as(log.read_from(), &log.path, limits).map_err(|e| shown.error(e))?;
     let digest = if log.is_file() {
         crate::file_digest::FileDigest::of(&log.path)?
     } else {
@@ -218,10 +269,10 @@ pub async fn read_log_into(
             Err(e) if skip_bad && e.is_bad_line() => {
                 summary.bad += 1;
                 if summary.bad_examples.len() < BAD_LINES_LISTED {
-                    summary.bad_examples.push(e);
+                    summary.bad_examples.push(shown.error(e));
                 }
             }
-            Err(e) => return Err(e.into()),
+            Err(e) => return Err(shown.error(e).into()),
         }
     }
     summary.stored = batch.stored_so_far().await? - stored_before;

@@ -14,7 +14,9 @@ pub use cut::{
     cut_segments, cut_segments_in_pages, update_segments, update_segments_in_pages, Cut, CUT_PAGE,
 };
 pub use files::{segments_and_times_from_files, segments_from_files};
-pub use into_store::{ingest_file, read_log_into, spinner, IngestSummary, Log, BAD_LINES_LISTED};
+pub use into_store::{
+    ingest_file, read_log_into, spinner, IngestSummary, Log, Shown, BAD_LINES_LISTED,
+};
 pub use scan::{
     current_scan, rethreshold, scan, scan_is_current, scan_segments, scan_whole, Rescanned, Scanned,
 };

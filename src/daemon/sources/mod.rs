@@ -229,9 +229,10 @@ async fn ingest_file(
     control: &Control,
 ) -> Result<IngestSummary> {
     let name = path.to_str().context("the file name is not UTF-8")?;
+    let shown = pipeline::Shown::of(store).await?;
     let mut batch = store.begin_ingest().await?;
     let log = pipeline::Log::file(name);
-    let read = pipeline::read_log_into(&mut batch, &log, store.limits(), false, None).await;
+    let read = pipeline::read_log_into(&mut batch, &log, store.limits(), false, shown, None).await;
     let out = match read {
         Ok(out) => out,
         Err(e) => {

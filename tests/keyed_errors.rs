@@ -1,0 +1,199 @@
+//! A keyed store never shows a raw address (issue 36, items 3 and 5: an
+//! address in the time field printed `cannot read the time
+//! "198.51.100.77"` on the terminal and in the daemon's WARN log). Every
+//! kind of bad line of the bad-input corpus (tests/bad_input/cases.tsv) is
+//! tried with an address placed in each of its fields, through
+//! `detect ingest`, `detect ingest --skip-bad` and the daemon's watched
+//! directory, on SQLite and on PostgreSQL.
+
+mod common;
+
+use common::*;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+const ADDRESS: &str = "198.51.100.77";
+const KEY: &str = "a test key for keyed errors";
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad_input")
+}
+
+/// The corpus files with their bad line's number (`None`: a file whose
+/// header or stream is the problem).
+fn cases() -> Vec<(String, Option<usize>)> {
+    std::fs::read_to_string(corpus().join("cases.tsv"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f[0].to_owned(), f[1].parse().ok())
+        })
+        .collect()
+}
+
+/// `line` with the address put in each of its fields in turn: a JSON
+/// object's every value, a CSV record's every cell; a line that is
+/// neither gets it before and after itself.
+fn with_address_in_each_field(line: &[u8]) -> Vec<Vec<u8>> {
+    if let Ok(serde_json::Value::Object(obj)) = serde_json::from_slice::<serde_json::Value>(line) {
+        let mut keys: Vec<String> = obj.keys().cloned().collect();
+        for k in ["username", "game", "timestamp", "timestamp_utc", "ip"] {
+            if !keys.iter().any(|x| x == k) {
+                keys.push(k.to_owned());
+            }
+        }
+        return keys
+            .into_iter()
+            .map(|k| {
+                let mut o = obj.clone();
+                o.insert(k, ADDRESS.into());
+                serde_json::to_vec(&o).unwrap()
+            })
+            .collect();
+    }
+    let text = String::from_utf8_lossy(line);
+    if !text.starts_with('{') && text.contains(',') {
+        let cells: Vec<&str> = text.split(',').collect();
+        return (0..cells.len())
+            .map(|i| {
+                let mut c: Vec<String> = cells.iter().map(|s| s.to_string()).collect();
+                c[i] = format!("{ADDRESS}:{}", 40000 + i);
+                c.join(",").into_bytes()
+            })
+            .collect();
+    }
+    vec![
+        [ADDRESS.as_bytes(), line].concat(),
+        [line, ADDRESS.as_bytes()].concat(),
+        [
+            line,
+            b" ",
+            ADDRESS.as_bytes(),
+            b" {\"ip\": \"::ffff:",
+            ADDRESS.as_bytes(),
+            b"\"}",
+        ]
+        .concat(),
+    ]
+}
+
+/// Every variant of every case, written as files into `dir`; their paths.
+fn variants(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for (file, line) in cases() {
+        let bytes = std::fs::read(corpus().join(&file)).unwrap();
+        if file.ends_with(".gz") {
+            continue; // a broken stream: no line to place an address in
+        }
+        let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+        let targets: Vec<usize> = match line {
+            Some(n) => vec![n - 1],
+            None => (0..lines.len()).filter(|&i| !lines[i].is_empty()).collect(),
+        };
+        for t in targets {
+            for (k, variant) in with_address_in_each_field(lines[t]).into_iter().enumerate() {
+                let mut ls: Vec<Vec<u8>> = lines.iter().map(|l| l.to_vec()).collect();
+                ls[t] = variant;
+                let path = dir.join(format!("{t}-{k}-{file}"));
+                std::fs::write(&path, ls.join(&b'\n')).unwrap();
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+fn keyed_store(backend: Backend) -> TestDb {
+    let db = TestDb::new(backend);
+    let seed = db.dir.path().join("seed.jsonl");
+    std::fs::write(
+        &seed,
+        "{\"username\": \"s\", \"game\": \"g\", \"timestamp\": 1430670540, \"ip\": \"10.9.9.9\"}\n",
+    )
+    .unwrap();
+    db.ok_env(
+        &["ingest", seed.to_str().unwrap()],
+        &[("DETECT_IP_KEY", KEY)],
+    );
+    db
+}
+
+fn no_address(what: &str, text: &str, failures: &mut Vec<String>) {
+    if text.contains(ADDRESS) {
+        failures.push(format!("{what}: {text}"));
+    }
+}
+
+fn the_cli_never_shows_an_address(backend: Backend) {
+    let db = keyed_store(backend);
+    let dir = db.dir.path().join("variants");
+    std::fs::create_dir(&dir).unwrap();
+    let mut failures = Vec::new();
+    let files = variants(&dir);
+    assert!(files.len() > 150, "{} variants", files.len());
+    for path in &files {
+        let p = path.to_str().unwrap();
+        for args in [vec!["ingest", p], vec!["ingest", "--skip-bad", p]] {
+            let out = db.run_env(&args, &[("DETECT_IP_KEY", KEY)]);
+            let shown = format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            no_address(&format!("{backend:?} {args:?}"), &shown, &mut failures);
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_keyed_sqlite_store_never_shows_an_address_of_a_bad_line() {
+    the_cli_never_shows_an_address(Backend::Sqlite);
+}
+
+#[test]
+fn a_keyed_postgres_store_never_shows_an_address_of_a_bad_line() {
+    the_cli_never_shows_an_address(Backend::Postgres);
+}
+
+/// The daemon reads the same files from a watched directory: its log (at
+/// -v, warnings and info) shows no address either.
+#[test]
+fn the_daemon_of_a_keyed_store_never_logs_an_address_of_a_bad_line() {
+    let db = keyed_store(Backend::Sqlite);
+    let dir = db.dir.path();
+    let logs = dir.join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let count = variants(&logs).len();
+    let config = dir.join("detect.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "report_dir = {:?}\nseasons = \"current\"\nip_key = {KEY:?}\n[schedule]\nscan = \"0 0 * * * *\"\n\
+             [[source]]\ndirectory = {:?}\n",
+            dir.join("reports").to_str().unwrap(),
+            logs.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let out = output_within(
+        std::process::Command::new(BIN)
+            .current_dir(dir)
+            .args(["-v", "--db", &db.url, "daemon", "--config"])
+            .arg(&config)
+            .arg("--once")
+            .env_remove("RUST_LOG")
+            .env_remove("DETECT_DATABASE_URL")
+            .env_remove("DETECT_IP_KEY")
+            .stdin(Stdio::null()),
+    );
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(log.matches("WARN").count() >= count / 2, "{log}");
+    let mut failures = Vec::new();
+    for line in log.lines() {
+        no_address("daemon log", line, &mut failures);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
