@@ -314,8 +314,8 @@ impl Tried<'_> {
         Ok(())
     }
 
-    /// Refused by the limit: audited once per name and client in a window
-    /// (a flood of refusals would fill the log), logged at debug after.
+    /// Refused by the limit: audited once per client in a window (a flood
+    /// of refusals would fill the log), logged at debug after.
     async fn refused(&self, state: &AppState, refusal: crate::limit::Refusal) -> WebError {
         let account = viz::escape::terminal(self.name);
         if refusal.first {
