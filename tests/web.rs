@@ -247,6 +247,7 @@ async fn moderators_work_in_a_real_browser() {
     let c = browser(&driver_url, profile.path()).await;
 
     signed_out_goes_to_sign_in(&c, &base).await;
+    hostile_next_stays_on_the_site(&c, &base).await;
     sign_in(&c, &base, "mo", "moderator-pass").await;
     let clique_url = open_hostile_clique(&c, &ips).await;
     timeline_is_drawn(&c, &ips).await;

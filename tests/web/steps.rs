@@ -280,3 +280,35 @@ pub async fn one_household_verdict_stored(db: &TestDb) {
     assert_eq!(verdicts[0].by, "mo");
     store.close().await;
 }
+
+/// Signing in from a sign-in page whose `next` leads off the site ends on
+/// the site (`/login?next=/%09/evil.example/phish` ended at
+/// http://evil.example/phish: Chromium drops the tab and reads `//`).
+pub async fn hostile_next_stays_on_the_site(c: &Client, base: &str) {
+    c.goto(&format!("{base}/login?next=/%09/evil.example/phish"))
+        .await
+        .unwrap();
+    c.find(Locator::Id("name"))
+        .await
+        .unwrap()
+        .send_keys("mo")
+        .await
+        .unwrap();
+    c.find(Locator::Id("password"))
+        .await
+        .unwrap()
+        .send_keys("moderator-pass")
+        .await
+        .unwrap();
+    c.find(Locator::Id("sign-in"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    c.wait().for_element(Locator::Id("sign-out")).await.unwrap();
+    let url = c.current_url().await.unwrap();
+    assert_eq!(url.host_str(), Some("127.0.0.1"), "{url}");
+    assert_eq!(url.path(), "/", "{url}");
+    sign_out(c, base).await;
+}
