@@ -182,12 +182,20 @@ impl LoginLimiter {
 /// told to come back.
 pub const HASH_WAIT: Duration = Duration::from_secs(3);
 
+/// A password hash to run, with the turn it holds until it is done.
+type Job = Box<dyn FnOnce() + Send>;
+
 /// Lets only a few password hashes (about 19 MiB of memory each) run at
-/// once; the others wait their turn for [`HASH_WAIT`].
+/// once; the others wait their turn for [`HASH_WAIT`]. The hashes run on
+/// threads of their own, one per turn: the allocator keeps a freed hash's
+/// memory in the thread's arena, so a few threads keep a few hashes' worth
+/// (on tokio's blocking pool every new thread kept one more, some 300 MiB
+/// under a flood).
 #[derive(Debug, Clone)]
 pub struct HashGate {
     permits: Arc<Semaphore>,
     wait: Duration,
+    jobs: std::sync::mpsc::Sender<Job>,
 }
 
 impl HashGate {
@@ -197,9 +205,34 @@ impl HashGate {
     }
 
     fn waiting(at_once: usize, wait: Duration) -> HashGate {
+        let at_once = at_once.max(1);
+        let (jobs, queue) = std::sync::mpsc::channel::<Job>();
+        let queue = Arc::new(std::sync::Mutex::new(queue));
+        for i in 0..at_once {
+            let queue = queue.clone();
+            std::thread::Builder::new()
+                .name(format!("password-hash-{i}"))
+                .spawn(move || loop {
+                    let job = match queue.lock() {
+                        Ok(q) => q.recv(),
+                        Err(_) => return,
+                    };
+                    match job {
+                        // A job that panics drops its turn and its answer;
+                        // the thread goes on with the next.
+                        Ok(job) => {
+                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).ok();
+                        }
+                        // Every gate is gone: the application stopped.
+                        Err(_) => return,
+                    }
+                })
+                .expect("a thread for password hashes");
+        }
         HashGate {
-            permits: Arc::new(Semaphore::new(at_once.max(1))),
+            permits: Arc::new(Semaphore::new(at_once)),
             wait,
+            jobs,
         }
     }
 
@@ -211,20 +244,23 @@ impl HashGate {
             .and_then(Result::ok)
     }
 
-    /// `f` (a password hash) on a blocking thread, in its turn; `None` when
-    /// no turn came.
+    /// `f` (a password hash) on a hashing thread, in its turn; `None` when
+    /// no turn came. The turn is held until `f` is done, even when the
+    /// request that asked for it is gone.
     pub async fn run<T: Send + 'static>(
         &self,
         f: impl FnOnce() -> T + Send + 'static,
-    ) -> Option<Result<T, tokio::task::JoinError>> {
+    ) -> Option<Result<T, tokio::sync::oneshot::error::RecvError>> {
         let permit = self.turn().await?;
-        let out = tokio::task::spawn_blocking(move || {
-            let out = f();
+        let (done, out) = tokio::sync::oneshot::channel();
+        let job: Job = Box::new(move || {
+            done.send(f()).ok();
             drop(permit);
-            out
-        })
-        .await;
-        Some(out)
+        });
+        if self.jobs.send(job).is_err() {
+            return None;
+        }
+        Some(out.await)
     }
 }
 
