@@ -293,6 +293,41 @@ async fn connect(backend: Backend, url: &str, shown: &str) -> Result<sqlx::AnyPo
         })
 }
 
+/// Brings the store's tables up to date. sqlx takes PostgreSQL's advisory
+/// lock around its migrations but no lock on SQLite: parallel first runs on
+/// a new file each applied migration N, and all but one failed ("duplicate
+/// column", "already exists"). Each migration is applied and recorded in
+/// one transaction, so a run that lost the race finds it recorded when it
+/// tries again; SQLite's runs retry, a little later each time.
+async fn migrate(
+    backend: Backend,
+    pool: &AnyPool,
+) -> std::result::Result<(), sqlx::migrate::MigrateError> {
+    let migrator = match backend {
+        Backend::Sqlite => sqlx::migrate!("./migrations/sqlite"),
+        Backend::Postgres => sqlx::migrate!("./migrations/postgres"),
+    };
+    let tries = match backend {
+        Backend::Sqlite => 40,
+        Backend::Postgres => 1,
+    };
+    let mut tried: u64 = 0;
+    loop {
+        match migrator.run(pool).await {
+            Ok(()) => return Ok(()),
+            Err(e) if tried + 1 >= tries => return Err(e),
+            Err(e) => {
+                tried += 1;
+                tracing::debug!("migrations raced another process ({e}); trying again");
+                // Spread the retries of processes that started together.
+                let jitter = u64::from(std::process::id() % 17);
+                let wait = 20 * tried.min(10) + jitter;
+                tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+            }
+        }
+    }
+}
+
 impl Store {
     /// Opens (creating an SQLite file if needed) and migrates the store.
     pub async fn open(url: &str) -> Result<Store> {
@@ -307,12 +342,7 @@ impl Store {
             return Err(StoreError::UnknownBackend(shown));
         };
         let pool = connect(backend, &url, &shown).await?;
-        let migrator = match backend {
-            Backend::Sqlite => sqlx::migrate!("./migrations/sqlite"),
-            Backend::Postgres => sqlx::migrate!("./migrations/postgres"),
-        };
-        migrator
-            .run(&pool)
+        migrate(backend, &pool)
             .await
             .map_err(|source| StoreError::Migrate {
                 url: shown.clone(),
