@@ -55,7 +55,11 @@ pub async fn run(db: &crate::pipeline::Db, command: IpCommand) -> Result<()> {
     let sightings = store.lookup_ip(&args.address).await?;
     // Audited before anything is shown; the audit names the address only
     // by its hash or fingerprint, and the site.
-    let target = format!("site {}: {}", store.site(), store.audit_ip(&args.address));
+    let target = format!(
+        "site {}: {}",
+        store.site(),
+        store.audit_ip(&args.address).await?
+    );
     store.record_audit(&by, "ip-lookup", &target).await?;
     let mut accounts: Vec<&str> = sightings.iter().map(|s| s.username.as_str()).collect();
     accounts.dedup();

@@ -102,24 +102,26 @@ pub(super) fn stored_ip(key: Option<&IpKey>, ip: &str) -> (String, Option<String
     }
 }
 
-/// What the audit log writes for an IP address looked up: never the raw
-/// address. In a keyed store its stored form (`ipk_...`, which only the
-/// key's holder can match); in a plain store `ipfp_` and the first 16 bytes
-/// of its SHA-256, in hex (a fingerprint that names the address without
-/// spelling it; the plain store's moves hold the address anyway).
-pub(super) fn audit_ip(key: Option<&IpKey>, ip: &str) -> String {
-    match key {
-        Some(k) => k.pseudonym(ip),
-        None => {
-            use sha2::Digest;
-            let digest = Sha256::digest(ip.as_bytes());
-            let hex: String = digest[..HASH_BYTES]
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect();
-            format!("ipfp_{hex}")
-        }
-    }
+/// The `store_state` key of a plain store's own secret that its audit
+/// fingerprints are keyed with.
+pub(super) const FINGERPRINT_SECRET: &str = "audit_fingerprint_secret";
+
+/// A plain store's fingerprint of an address: `ipfp_` and 16 bytes of an
+/// HMAC-SHA256 keyed with the store's own random secret, in hex. An
+/// unsalted hash of an IPv4 address is reversed by trying the 2^32
+/// addresses (a /8 took 6.2 s); without the secret there is nothing to try
+/// against, and two stores fingerprint one address differently.
+pub(super) fn fingerprint(secret: &str, ip: &str) -> String {
+    let mut mac =
+        Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes keys of any length");
+    mac.update(b"audit fingerprint\0");
+    mac.update(ip.as_bytes());
+    let bytes = mac.finalize().into_bytes();
+    let hex: String = bytes[..HASH_BYTES]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("ipfp_{hex}")
 }
 
 /// One account seen at an address on one UTC day.
@@ -164,10 +166,46 @@ impl Store {
             .transpose()?)
     }
 
-    /// How the audit log names `ip`: never the raw address (see the free
-    /// function `audit_ip` of this module).
-    pub fn audit_ip(&self, ip: &str) -> String {
-        audit_ip(self.ip_key.as_deref(), ip.trim())
+    /// How the audit log and the log name `ip`: never the raw address. In
+    /// a keyed store its stored form (`ipk_...`, which only the key's holder
+    /// can match); in a plain store its fingerprint keyed with the store's
+    /// own secret (see [`fingerprint`]), made at the first use and replaced
+    /// by every purge, so fingerprints written before a purge match no
+    /// address any more.
+    pub async fn audit_ip(&self, ip: &str) -> Result<String> {
+        let ip = crate::address::normal_ip(ip).unwrap_or(std::borrow::Cow::Borrowed(ip.trim()));
+        if let Some(k) = &self.ip_key {
+            return Ok(k.pseudonym(&ip));
+        }
+        Ok(fingerprint(&self.fingerprint_secret().await?, &ip))
+    }
+
+    /// The plain store's fingerprint secret, made (32 random bytes, hex)
+    /// when it has none.
+    async fn fingerprint_secret(&self) -> Result<String> {
+        let read = || async {
+            sqlx::query("SELECT value FROM store_state WHERE key = $1")
+                .bind(FINGERPRINT_SECRET)
+                .fetch_optional(&self.pool)
+                .await?
+                .map(|r| r.try_get::<String, _>(0))
+                .transpose()
+        };
+        if let Some(secret) = read().await? {
+            return Ok(secret);
+        }
+        let mut bytes = [0u8; 32];
+        rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut bytes);
+        let fresh: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        // Two first uses at once: one secret wins, both read it.
+        sqlx::query(
+            "INSERT INTO store_state (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING",
+        )
+        .bind(FINGERPRINT_SECRET)
+        .bind(fresh)
+        .execute(&self.pool)
+        .await?;
+        Ok(read().await?.expect("the secret was just stored"))
     }
 
     /// The site's accounts that moved from `ip`, by day, from the stored
@@ -274,6 +312,22 @@ mod tests {
             stored_ip(None, "10.0.0.1"),
             ("10.0.0.1".into(), Some("10.0.0.0/24".into()))
         );
+    }
+
+    #[test]
+    fn fingerprints_are_keyed_by_the_stores_secret() {
+        use sha2::Digest;
+        let f = fingerprint("one", "10.0.0.1");
+        assert_eq!(f, fingerprint("one", "10.0.0.1"));
+        assert_ne!(f, fingerprint("two", "10.0.0.1"), "another store");
+        assert_ne!(f, fingerprint("one", "10.0.0.2"));
+        assert_eq!(f.len(), "ipfp_".len() + 2 * HASH_BYTES);
+        // Not the unsalted hash that a scan of addresses reverses.
+        let plain: String = Sha256::digest(b"10.0.0.1")[..HASH_BYTES]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_ne!(f, format!("ipfp_{plain}"));
     }
 
     #[test]

@@ -13,6 +13,12 @@
 //! names of the addresses that remain never change, and no number is given
 //! twice) but its address becomes `purged IP-n`, so no address of a purged
 //! move lingers there, raw in a plain store or hashed in a keyed one.
+//!
+//! The audit log is append-only and keeps its entries, with the `ipfp_`
+//! fingerprints of a plain store's addresses; every purge deletes the
+//! store's fingerprint secret (a new one is made at the next use), so a
+//! fingerprint written before a purge matches no address any more, not
+//! even for someone holding the store.
 
 use super::{Result, Store};
 use schema::model::Epoch;
@@ -82,6 +88,10 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         }
+        sqlx::query("DELETE FROM store_state WHERE key = $1")
+            .bind(super::privacy::FINGERPRINT_SECRET)
+            .execute(&mut *tx)
+            .await?;
         let pseudonyms_retired = if moves > 0 {
             retire_pseudonyms(&mut tx).await?
         } else {

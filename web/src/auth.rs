@@ -245,7 +245,7 @@ pub async fn login(
     let tried = Tried {
         name: kept_name(&form.name),
         client: client.to_string(),
-        fingerprint: state.store().audit_ip(&client.to_string()),
+        fingerprint: state.store().audit_ip(&client.to_string()).await?,
     };
     let t = now();
     let taken = state.limiter().begin(tried.name, &tried.client, t);

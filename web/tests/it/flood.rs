@@ -80,7 +80,7 @@ async fn a_forwarded_for_from_an_untrusted_peer_is_ignored() {
     let r = sign_in(&c, &app, "n9", "guess", "/", forwarded_for("203.0.113.9")).await;
     assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
     let failed = app.audited("failed sign-in").await;
-    let peer = app.store.audit_ip("127.0.0.1");
+    let peer = app.store.audit_ip("127.0.0.1").await.unwrap();
     assert!(failed.iter().all(|e| e.target == peer), "{failed:?}");
 }
 
