@@ -197,3 +197,70 @@ fn the_daemon_of_a_keyed_store_never_logs_an_address_of_a_bad_line() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// A site database read by the daemon into a keyed store: a row whose time
+/// holds an address and a row whose IP is no address are skipped with
+/// warnings that show no address; spellings of an address are stored in
+/// its one normal form, as the log readers store them.
+#[test]
+fn a_site_database_row_shows_no_address_and_is_stored_in_normal_form() {
+    let site = TestDb::new(Backend::Postgres);
+    pg_exec(
+        &site.url,
+        "CREATE TABLE moves (id serial PRIMARY KEY, username text, game text, time text, ip text)",
+    );
+    pg_exec(
+        &site.url,
+        "INSERT INTO moves (username, game, time, ip) VALUES \
+         ('porty', 'g', '2015-05-03 16:00:00', '198.51.100.8:443'), \
+         ('mapped', 'g', '2015-05-03 16:01:00', '::ffff:198.51.100.9'), \
+         ('spaced', 'g', '2015-05-03 16:02:00', ' 198.51.100.10 '), \
+         ('badtime', 'g', '198.51.100.77', '10.0.0.1'), \
+         ('badip', 'g', '2015-05-03 16:03:00', 'unknown')",
+    );
+    let db = keyed_store(Backend::Sqlite);
+    let dir = db.dir.path();
+    let config = dir.join("detect.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "report_dir = {:?}\nseasons = \"current\"\nip_key = {KEY:?}\n[schedule]\nscan = \"0 0 * * * *\"\n\
+             [[source]]\nurl = {:?}\nkey = \"id\"\n\
+             query = \"SELECT id, username, game, time AS timestamp, ip FROM moves WHERE id > $1 ORDER BY id\"\n",
+            dir.join("reports").to_str().unwrap(),
+            site.url
+        ),
+    )
+    .unwrap();
+    let out = output_within(
+        std::process::Command::new(BIN)
+            .current_dir(dir)
+            .args(["-v", "--db", &db.url, "daemon", "--config"])
+            .arg(&config)
+            .arg("--once")
+            .env_remove("RUST_LOG")
+            .env_remove("DETECT_DATABASE_URL")
+            .env_remove("DETECT_IP_KEY")
+            .stdin(Stdio::null()),
+    );
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    // Unreadable rows are the tick's problem: the exit says so.
+    assert!(
+        log.contains("3 new moves, 0 skipped (no username or ip), 2 unreadable"),
+        "{log}"
+    );
+    assert_eq!(log.matches("a row is skipped").count(), 2, "{log}");
+    assert!(log.contains("the ip is not an IP address"), "{log}");
+    assert!(!log.contains("198.51.100."), "{log}");
+    for (address, account) in [
+        ("198.51.100.8", "porty"),
+        ("198.51.100.9", "mapped"),
+        ("198.51.100.10", "spaced"),
+    ] {
+        let found = db.ok_env(
+            &["ip", "lookup", address, "--actor", "test"],
+            &[("DETECT_IP_KEY", KEY)],
+        );
+        assert!(found.contains(account), "{address}: {found}");
+    }
+}

@@ -288,6 +288,14 @@ impl IngestBatch<'_> {
             self.limits
                 .check_move(&m.mv)
                 .map_err(|v| StoreError::Refused(format!("a move of {:?}: {v}", m.mv.username)))?;
+            // Every source gives an address in its one normal form
+            // (`crate::address`) before numbering and hashing it.
+            if !crate::rules::normal_ip(&m.mv.ip).is_ok_and(|n| n == m.mv.ip) {
+                return Err(StoreError::Refused(format!(
+                    "a move of {:?}: its ip is not an IP address in normal form",
+                    m.mv.username
+                )));
+            }
         }
         let kept: Vec<NewMove>;
         let moves = match self.purged_before {
@@ -394,5 +402,36 @@ impl IngestBatch<'_> {
     pub async fn rollback(self) -> Result<()> {
         self.tx.rollback().await?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one insert path refuses an address that is not in its normal
+    /// form, whoever hands it over (issue 36, item 12).
+    #[tokio::test]
+    async fn the_insert_path_takes_addresses_in_normal_form_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("s.db").display());
+        let store = Store::open(&url).await.unwrap();
+        let mv = |ip: &str| NewMove {
+            mv: Move {
+                username: "a".into(),
+                game: "g".into(),
+                timestamp: 1_430_670_540,
+                ip: ip.into(),
+            },
+            occurrence: 0,
+        };
+        let mut batch = store.begin_ingest().await.unwrap();
+        assert_eq!(batch.insert(&[mv("10.0.0.1"), mv("")]).await.unwrap(), 2);
+        for bad in ["10.0.0.1:80", " 10.0.0.2", "::ffff:10.0.0.3", "unknown"] {
+            let e = batch.insert(&[mv(bad)]).await.unwrap_err().to_string();
+            assert!(e.contains("not an IP address in normal form"), "{bad}: {e}");
+            assert!(!e.contains("10.0.0"), "{e}");
+        }
+        batch.rollback().await.unwrap();
     }
 }

@@ -39,6 +39,12 @@ pub(super) async fn pull_database(
         None => Numbering::default(),
     };
     let mut count = PageCount::default();
+    let reading = Reading {
+        store,
+        name,
+        key,
+        shown: crate::pipeline::Shown::of(store).await?,
+    };
     while !control.stopping() {
         let site_key = match &mark {
             Mark::Int(n) => SiteKey::Int(*n),
@@ -49,7 +55,7 @@ pub(super) async fn pull_database(
             break;
         }
         count.pages += 1;
-        let (moves, last) = read_page(store, name, key, &mark, rows, &mut numbering, &mut count)?;
+        let (moves, last) = read_page(&reading, &mark, rows, &mut numbering, &mut count)?;
         let mut batch = store.begin_ingest().await?;
         for chunk in moves.chunks(INSERT_CHUNK) {
             count.stored += batch.insert(chunk).await?;
@@ -92,18 +98,31 @@ struct PageCount {
     stored: u64,
 }
 
+/// Which source a page is read for, and what its warnings may show.
+struct Reading<'a> {
+    store: &'a Store,
+    name: &'a str,
+    key: &'a str,
+    /// A keyed store's warnings show no address of a row.
+    shown: crate::pipeline::Shown,
+}
+
 /// The moves of one page of rows past `mark`, numbered, and the page's
 /// last key; unreadable rows are counted and logged by key, and a key that
 /// does not grow is an error.
 fn read_page(
-    store: &Store,
-    name: &str,
-    key: &str,
+    reading: &Reading,
     mark: &Mark,
     rows: Vec<SiteRow>,
     numbering: &mut Numbering,
     count: &mut PageCount,
 ) -> Result<(Vec<NewMove>, Mark)> {
+    let Reading {
+        store,
+        name,
+        key,
+        shown,
+    } = *reading;
     let mut moves: Vec<NewMove> = Vec::with_capacity(rows.len());
     let mut last = mark.clone();
     for row in rows {
@@ -131,7 +150,8 @@ fn read_page(
             Ok(None) => count.skipped += 1,
             Err(e) => {
                 count.bad += 1;
-                tracing::warn!(source = %name, key = %key, row = %last, problem = %e, "a row is skipped");
+                let problem = shown.text(&e);
+                tracing::warn!(source = %name, key = %key, row = %last, problem = %problem, "a row is skipped");
             }
         }
     }
@@ -225,9 +245,12 @@ fn read_move(row: SiteRow, limits: &ingest::Limits) -> Result<Option<Move>, Stri
     let timestamp = match row.timestamp {
         SiteTime::Epoch(t) => t,
         SiteTime::Float(t) => {
-            // Saturates far outside the range, which the rule then refuses.
             if !t.is_finite() {
                 return Err(format!("bad time {t}"));
+            }
+            // No epoch second at all: refused with the value as written.
+            if t.abs() >= 1e17 {
+                return Err(limits.time_as_written(format!("{t:e}")).to_string());
             }
             t.floor() as i64
         }
@@ -238,16 +261,18 @@ fn read_move(row: SiteRow, limits: &ingest::Limits) -> Result<Option<Move>, Stri
     let (Some(username), Some(ip)) = (row.username, row.ip) else {
         return Ok(None);
     };
-    let m = Move {
+    let mut m = Move {
         username,
         game,
         timestamp,
         ip,
     };
-    match limits.check_move(&m) {
-        Ok(()) => Ok(Some(m)),
-        Err(v) => Err(v.to_string()),
-    }
+    limits.check_move(&m).map_err(|v| v.to_string())?;
+    // The one normal form of an address, as the log readers give it.
+    m.ip = schema::rules::normal_ip(&m.ip)
+        .map_err(|v| v.to_string())?
+        .into_owned();
+    Ok(Some(m))
 }
 
 #[cfg(test)]
