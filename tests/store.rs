@@ -314,7 +314,9 @@ fn move_times_are_every_move(backend: Backend) {
         "émoji🎲",
         "a,b",
     ];
-    let ips = ["10.0.0.1", "", "2001:db8::1", "we\"ird\\ip"];
+    // Every IP is an address or one of the two values the reference keeps
+    // (a log's other strings are bad lines since addresses have a rule).
+    let ips = ["10.0.0.1", "", "2001:db8::1", "delay"];
     let mut log = String::new();
     for (k, name) in names.iter().enumerate() {
         for day in 0..3 {
