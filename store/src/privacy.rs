@@ -169,9 +169,9 @@ impl Store {
     /// How the audit log and the log name `ip`: never the raw address. In
     /// a keyed store its stored form (`ipk_...`, which only the key's holder
     /// can match); in a plain store its fingerprint keyed with the store's
-    /// own secret (see [`fingerprint`]), made at the first use and replaced
-    /// by every purge, so fingerprints written before a purge match no
-    /// address any more.
+    /// own secret (an HMAC-SHA256, see `fingerprint` in this module), made
+    /// at the first use and replaced by every purge, so fingerprints written
+    /// before a purge match no address any more.
     pub async fn audit_ip(&self, ip: &str) -> Result<String> {
         let ip = crate::address::normal_ip(ip).unwrap_or(std::borrow::Cow::Borrowed(ip.trim()));
         if let Some(k) = &self.ip_key {
