@@ -33,7 +33,7 @@ fn big_log(dir: &std::path::Path) -> String {
 
 fn stored(db: &TestDb) -> i64 {
     block_on(async {
-        let store = schema::store::Store::open(&db.url).await.unwrap();
+        let store = store::Store::open(&db.url).await.unwrap();
         let n = store.move_count().await.unwrap();
         store.close().await;
         n

@@ -49,7 +49,7 @@ fn parallel_first_runs(backend: Backend) {
     let out = db.ok(&["season", "list"]);
     assert!(!out.is_empty());
     block_on(async {
-        let store = schema::store::Store::open(&db.url).await.unwrap();
+        let store = store::Store::open(&db.url).await.unwrap();
         assert_eq!(store.move_count().await.unwrap(), 1, "stored once");
         store.close().await;
     });

@@ -290,7 +290,7 @@ impl IngestBatch<'_> {
                 .map_err(|v| StoreError::Refused(format!("a move of {:?}: {v}", m.mv.username)))?;
             // Every source gives an address in its one normal form
             // (`crate::address`) before numbering and hashing it.
-            if !crate::rules::normal_ip(&m.mv.ip).is_ok_and(|n| n == m.mv.ip) {
+            if !schema::rules::normal_ip(&m.mv.ip).is_ok_and(|n| n == m.mv.ip) {
                 return Err(StoreError::Refused(format!(
                     "a move of {:?}: its ip is not an IP address in normal form",
                     m.mv.username

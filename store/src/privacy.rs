@@ -173,7 +173,7 @@ impl Store {
     /// at the first use and replaced by every purge, so fingerprints written
     /// before a purge match no address any more.
     pub async fn audit_ip(&self, ip: &str) -> Result<String> {
-        let ip = crate::address::normal_ip(ip).unwrap_or(std::borrow::Cow::Borrowed(ip.trim()));
+        let ip = schema::address::normal_ip(ip).unwrap_or(std::borrow::Cow::Borrowed(ip.trim()));
         if let Some(k) = &self.ip_key {
             return Ok(k.pseudonym(&ip));
         }

@@ -2,9 +2,9 @@
 
 use reqwest::header::{HeaderMap, COOKIE, LOCATION, SET_COOKIE};
 use reqwest::redirect::Policy;
-use schema::store::{Role, Store};
 use std::net::SocketAddr;
 use std::time::Duration;
+use store::{Role, Store};
 
 pub const PASSWORD: &str = "correct horse battery";
 
