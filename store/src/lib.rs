@@ -29,11 +29,11 @@
 mod alerts;
 mod audit;
 mod crowds;
-mod digests;
 mod ingest;
 mod links;
 mod marks;
 mod moves;
+mod occurrences;
 mod privacy;
 mod pseudonyms;
 mod purge;
@@ -45,10 +45,8 @@ mod sql;
 mod users;
 mod verdicts;
 
-pub use digests::StoredFile;
-pub use ingest::INSERT_CHUNK;
+pub use ingest::{IngestBatch, StoredFile, INSERT_CHUNK};
 pub use links::AccountPair;
-pub use moves::IngestBatch;
 pub use privacy::{network_of, IpKey, IpSighting, IP_HASH_PREFIX, NET_HASH_PREFIX};
 pub use purge::Purged;
 pub use scans::RescanBase;
