@@ -16,7 +16,7 @@ use sqlx::{Any, Row, Transaction};
 use std::collections::BTreeSet;
 
 /// Moves handed to the store per insert statement batch.
-pub const INSERT_CHUNK: usize = 5000;
+const INSERT_CHUNK: usize = 5000;
 
 /// An ingest in progress: one transaction. Moves already stored are ignored
 /// and counted as duplicates.
@@ -49,7 +49,15 @@ pub struct StoredFile {
 impl Store {
     /// Starts an ingest: nothing is visible to others until
     /// [`IngestBatch::commit`], and dropping the batch rolls it back.
+    /// Identical moves are numbered within the batch (a file).
     pub async fn begin_ingest(&self) -> Result<IngestBatch<'_>> {
+        self.begin_ingest_numbered(Occurrences::default()).await
+    }
+
+    /// Starts an ingest whose identical moves are numbered on from
+    /// `numbering`: a source read in several batches (a site database's
+    /// pages and ticks) numbers its moves as one file would.
+    pub async fn begin_ingest_numbered(&self, numbering: Occurrences) -> Result<IngestBatch<'_>> {
         let mut tx = self.begin_write().await?;
         privacy::check_ingest_key(&mut tx, self.ip_key.as_ref()).await?;
         let purged_before = purge::purged_before(&mut tx).await?;
@@ -62,17 +70,21 @@ impl Store {
             purged_before,
             expired: 0,
             site: self.site.clone(),
-            occurrences: Occurrences::new(),
+            occurrences: numbering,
             pending: Vec::new(),
         })
     }
 }
 
 impl IngestBatch<'_> {
-    /// Adds one move read from a file: numbered among identical moves of the
-    /// batch, and stored once a chunk is full (or at commit).
+    /// Adds one move: numbered among identical moves of the batch (and of
+    /// the numbering it went on from), and stored once a chunk is full (or
+    /// at commit).
     pub async fn push(&mut self, m: Move) -> Result<()> {
-        let numbered = self.occurrences.number(m);
+        let key = self.ip_key.as_deref();
+        let numbered = self
+            .occurrences
+            .number(m, |ip| privacy::stored_ip(key, ip).0);
         self.pending.push(numbered);
         if self.pending.len() >= INSERT_CHUNK {
             self.flush().await?;
@@ -146,10 +158,18 @@ impl IngestBatch<'_> {
 }
 
 impl IngestBatch<'_> {
-    /// Stores moves not stored before; returns how many were new. The one
-    /// insert path of moves: a move that breaks the record rule is refused
-    /// (an error, and nothing of the batch is inserted).
-    pub async fn insert(&mut self, moves: &[NewMove]) -> Result<u64> {
+    /// The numbering so far as the tail a source keeps with its mark
+    /// ([`Occurrences::from_tail`] goes on from it): addresses in their
+    /// stored form, so a keyed store keeps no raw address in it.
+    pub fn numbering_tail(&self) -> String {
+        let key = self.ip_key.as_deref();
+        self.occurrences.tail(|ip| privacy::stored_ip(key, ip).0)
+    }
+
+    /// Stores numbered moves not stored before; returns how many were new.
+    /// The one insert path of moves: a move that breaks the record rule is
+    /// refused (an error, and nothing of the batch is inserted).
+    async fn insert(&mut self, moves: &[NewMove]) -> Result<u64> {
         for m in moves {
             self.limits
                 .check_move(&m.mv)
@@ -254,6 +274,13 @@ impl IngestBatch<'_> {
         }
         self.tx.commit().await?;
         Ok(self.stored)
+    }
+
+    /// [`IngestBatch::commit`], handing back the numbering for the source's
+    /// next batch ([`Store::begin_ingest_numbered`]).
+    pub async fn commit_numbered(mut self) -> Result<(u64, Occurrences)> {
+        let numbering = std::mem::take(&mut self.occurrences);
+        Ok((self.commit().await?, numbering))
     }
 
     /// Abandons the ingest: nothing of it is stored.

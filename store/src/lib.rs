@@ -45,8 +45,9 @@ mod sql;
 mod users;
 mod verdicts;
 
-pub use ingest::{IngestBatch, StoredFile, INSERT_CHUNK};
+pub use ingest::{IngestBatch, StoredFile};
 pub use links::AccountPair;
+pub use occurrences::Occurrences;
 pub use privacy::{network_of, IpKey, IpSighting, IP_HASH_PREFIX, NET_HASH_PREFIX};
 pub use purge::Purged;
 pub use scans::RescanBase;
@@ -227,12 +228,12 @@ pub struct StoredScan {
     pub result: ScanResult,
 }
 
-/// A move as the ingester hands it to the store: `occurrence` numbers
-/// identical records within one file (0 for the first).
+/// A move as the ingest batch stores it: `occurrence` numbers identical
+/// moves ([`Occurrences`]; 0 for the first).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewMove {
-    pub mv: Move,
-    pub occurrence: u32,
+pub(crate) struct NewMove {
+    pub(crate) mv: Move,
+    pub(crate) occurrence: u32,
 }
 
 /// A pool of connections to `url` (shown as `shown` in errors): one for
