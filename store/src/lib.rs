@@ -29,11 +29,11 @@
 mod alerts;
 mod audit;
 mod crowds;
-mod digests;
 mod ingest;
 mod links;
 mod marks;
 mod moves;
+mod occurrences;
 mod privacy;
 mod pseudonyms;
 mod purge;
@@ -45,10 +45,9 @@ mod sql;
 mod users;
 mod verdicts;
 
-pub use digests::StoredFile;
-pub use ingest::INSERT_CHUNK;
+pub use ingest::{IngestBatch, StoredFile};
 pub use links::AccountPair;
-pub use moves::IngestBatch;
+pub use occurrences::Occurrences;
 pub use privacy::{network_of, IpKey, IpSighting, IP_HASH_PREFIX, NET_HASH_PREFIX};
 pub use purge::Purged;
 pub use scans::RescanBase;
@@ -229,12 +228,12 @@ pub struct StoredScan {
     pub result: ScanResult,
 }
 
-/// A move as the ingester hands it to the store: `occurrence` numbers
-/// identical records within one file (0 for the first).
+/// A move as the ingest batch stores it: `occurrence` numbers identical
+/// moves ([`Occurrences`]; 0 for the first).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewMove {
-    pub mv: Move,
-    pub occurrence: u32,
+pub(crate) struct NewMove {
+    pub(crate) mv: Move,
+    pub(crate) occurrence: u32,
 }
 
 /// A pool of connections to `url` (shown as `shown` in errors): one for

@@ -1,14 +1,12 @@
-//! Raw moves and game names (`moves`, `games`, `store_state`'s moves
-//! generation), and the ingest transaction that stores them.
+//! Reading raw moves and game names (`moves`, `games`), and the moves
+//! generation (`store_state`); moves are written by the ingest batch
+//! (`ingest.rs`).
 
-use super::sql::insert_rows;
-use super::{Backend, NewMove, Result, Store, StoreError};
+use super::{Backend, Result, Store, StoreError};
 use futures_util::TryStreamExt;
 use schema::model::*;
-use schema::rules::Limits;
-use sqlx::{Any, Row, Transaction};
+use sqlx::{Any, Row};
 use std::borrow::Cow;
-use std::collections::BTreeSet;
 
 /// One move as [`Store::for_each_move_time`] reads it: username, ip, time,
 /// network (borrowed from the day's JSON unless a name holds an escape).
@@ -50,26 +48,6 @@ impl BadRows {
 }
 
 impl Store {
-    /// Starts an ingest: nothing is visible to others until
-    /// [`IngestBatch::commit`], and dropping the batch rolls it back.
-    pub async fn begin_ingest(&self) -> Result<IngestBatch<'_>> {
-        let mut tx = self.begin_write().await?;
-        super::privacy::check_ingest_key(&mut tx, self.ip_key.as_ref()).await?;
-        let purged_before = super::purge::purged_before(&mut tx).await?;
-        Ok(IngestBatch {
-            backend: self.backend,
-            tx,
-            stored: 0,
-            limits: self.limits,
-            ip_key: self.ip_key.clone(),
-            purged_before,
-            expired: 0,
-            site: self.site.clone(),
-            occurrences: super::ingest::Occurrences::new(),
-            pending: Vec::new(),
-        })
-    }
-
     /// The site's moves generation: bumped by every ingest that stores at
     /// least one move of the site (another site's ingest leaves it alone).
     pub async fn moves_generation(&self) -> Result<i64> {
@@ -234,28 +212,9 @@ impl Store {
     }
 }
 
-/// An ingest in progress: one transaction. Moves already stored are ignored
-/// and counted as duplicates.
-pub struct IngestBatch<'s> {
-    backend: Backend,
-    pub(super) tx: Transaction<'s, Any>,
-    pub(super) stored: u64,
-    limits: Limits,
-    ip_key: Option<std::sync::Arc<super::IpKey>>,
-    /// Moves before this were purged: they are not stored again.
-    pub(super) purged_before: Option<Epoch>,
-    expired: u64,
-    /// The site every move of the batch belongs to.
-    pub(super) site: std::sync::Arc<str>,
-    /// Numbers identical moves pushed into the batch.
-    pub(super) occurrences: super::ingest::Occurrences,
-    /// Moves pushed and not yet stored.
-    pub(super) pending: Vec<NewMove>,
-}
-
 /// The site's moves generation, read through `executor` (the pool, or a
 /// transaction that must see the same moves it reads).
-pub(super) async fn read_generation<'e>(
+pub(crate) async fn read_generation<'e>(
     executor: impl sqlx::Executor<'e, Database = Any>,
     site: &str,
 ) -> Result<i64> {
@@ -271,167 +230,10 @@ pub(super) async fn read_generation<'e>(
 
 /// The `store_state` key of a site's moves generation (the default site
 /// keeps the key stores had before sites).
-fn generation_key(site: &str) -> String {
+pub(crate) fn generation_key(site: &str) -> String {
     if site == super::DEFAULT_SITE {
         "moves_generation".to_owned()
     } else {
         format!("moves_generation@{site}")
-    }
-}
-
-impl IngestBatch<'_> {
-    /// Stores moves not stored before; returns how many were new. The one
-    /// insert path of moves: a move that breaks the record rule is refused
-    /// (an error, and nothing of the batch is inserted).
-    pub async fn insert(&mut self, moves: &[NewMove]) -> Result<u64> {
-        for m in moves {
-            self.limits
-                .check_move(&m.mv)
-                .map_err(|v| StoreError::Refused(format!("a move of {:?}: {v}", m.mv.username)))?;
-            // Every source gives an address in its one normal form
-            // (`crate::address`) before numbering and hashing it.
-            if !schema::rules::normal_ip(&m.mv.ip).is_ok_and(|n| n == m.mv.ip) {
-                return Err(StoreError::Refused(format!(
-                    "a move of {:?}: its ip is not an IP address in normal form",
-                    m.mv.username
-                )));
-            }
-        }
-        let kept: Vec<NewMove>;
-        let moves = match self.purged_before {
-            Some(cut) if moves.iter().any(|m| m.mv.timestamp < cut) => {
-                kept = moves
-                    .iter()
-                    .filter(|m| m.mv.timestamp >= cut)
-                    .cloned()
-                    .collect();
-                self.expired += (moves.len() - kept.len()) as u64;
-                &kept[..]
-            }
-            _ => moves,
-        };
-        let games: BTreeSet<&str> = moves.iter().map(|m| m.mv.game.as_str()).collect();
-        let games: Vec<&str> = games.into_iter().collect();
-        insert_rows(
-            self.backend,
-            &mut self.tx,
-            "games (site, name)",
-            2,
-            " ON CONFLICT (site, name) DO NOTHING",
-            &games,
-            |q, g| q.bind(self.site.to_string()).bind(g.to_string()),
-        )
-        .await?;
-        // No raw address is written in a keyed store: the IP and its
-        // network are hashed here, on the one way moves come in.
-        let ips: Vec<(String, Option<String>)> = moves
-            .iter()
-            .map(|m| super::privacy::stored_ip(self.ip_key.as_deref(), &m.mv.ip))
-            .collect();
-        let rows: Vec<(&NewMove, &(String, Option<String>))> = moves.iter().zip(&ips).collect();
-        let site = self.site.to_string();
-        let new = insert_rows(
-            self.backend,
-            &mut self.tx,
-            "moves (username, game, ts, ip, occurrence, net, site)",
-            7,
-            " ON CONFLICT (ts, username, game, ip, occurrence, site) DO NOTHING",
-            &rows,
-            |q, (m, (ip, net))| {
-                q.bind(m.mv.username.clone())
-                    .bind(m.mv.game.clone())
-                    .bind(m.mv.timestamp)
-                    .bind(ip.clone())
-                    .bind(m.occurrence as i64)
-                    .bind(net.clone())
-                    .bind(site.clone())
-            },
-        )
-        .await?;
-        self.stored += new;
-        Ok(new)
-    }
-
-    /// Moves not stored because they are older than the store's latest
-    /// purge cutoff.
-    pub fn expired(&self) -> u64 {
-        self.expired
-    }
-
-    /// Sets a daemon source's high-water mark in the same transaction as the
-    /// moves it covers.
-    pub async fn set_source_mark(&mut self, source: &str, mark: &str) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO source_marks (source, mark) VALUES ($1, $2) \
-             ON CONFLICT (source) DO UPDATE SET mark = excluded.mark",
-        )
-        .bind(source.to_owned())
-        .bind(mark.to_owned())
-        .execute(&mut *self.tx)
-        .await?;
-        Ok(())
-    }
-
-    /// Makes the ingest visible; bumps the moves generation if anything new
-    /// was stored. Returns the number of new moves.
-    pub async fn commit(mut self) -> Result<u64> {
-        self.flush().await?;
-        if self.stored > 0 {
-            // Computed in Rust: the two back ends disagree on casting text.
-            let key = generation_key(&self.site);
-            let row = sqlx::query("SELECT value FROM store_state WHERE key = $1")
-                .bind(key.clone())
-                .fetch_optional(&mut *self.tx)
-                .await?;
-            let v: Option<String> = row.map(|r| r.try_get(0)).transpose()?;
-            let next = v.and_then(|v| v.parse::<i64>().ok()).unwrap_or(0) + 1;
-            sqlx::query(
-                "INSERT INTO store_state (key, value) VALUES ($1, $2) \
-                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            )
-            .bind(key)
-            .bind(next.to_string())
-            .execute(&mut *self.tx)
-            .await?;
-        }
-        self.tx.commit().await?;
-        Ok(self.stored)
-    }
-
-    /// Abandons the ingest: nothing of it is stored.
-    pub async fn rollback(self) -> Result<()> {
-        self.tx.rollback().await?;
-        Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The one insert path refuses an address that is not in its normal
-    /// form, whoever hands it over (issue 36, item 12).
-    #[tokio::test]
-    async fn the_insert_path_takes_addresses_in_normal_form_only() {
-        let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("s.db").display());
-        let store = Store::open(&url).await.unwrap();
-        let mv = |ip: &str| NewMove {
-            mv: Move {
-                username: "a".into(),
-                game: "g".into(),
-                timestamp: 1_430_670_540,
-                ip: ip.into(),
-            },
-            occurrence: 0,
-        };
-        let mut batch = store.begin_ingest().await.unwrap();
-        assert_eq!(batch.insert(&[mv("10.0.0.1"), mv("")]).await.unwrap(), 2);
-        for bad in ["10.0.0.1:80", " 10.0.0.2", "::ffff:10.0.0.3", "unknown"] {
-            let e = batch.insert(&[mv(bad)]).await.unwrap_err().to_string();
-            assert!(e.contains("not an IP address in normal form"), "{bad}: {e}");
-            assert!(!e.contains("10.0.0"), "{e}");
-        }
-        batch.rollback().await.unwrap();
     }
 }

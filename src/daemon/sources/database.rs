@@ -1,14 +1,14 @@
 //! A site's own database as a source: pages of rows past the stored mark,
-//! each page stored with its new mark in one transaction, and identical
-//! rows numbered across pages and ticks (the tail kept with the mark).
+//! each page stored with its new mark in one ingest batch, identical rows
+//! numbered by the store's one numbering as identical lines of a file are,
+//! carried across pages and, through the tail kept with the mark, ticks.
 
 use super::super::config::Mark;
 use super::super::Control;
 use super::Pulled;
 use anyhow::{anyhow, bail, Result};
 use schema::Move;
-use std::collections::HashMap;
-use store::{NewMove, SiteDatabase, SiteKey, SiteRow, SiteTime, Store, INSERT_CHUNK};
+use store::{Occurrences, SiteDatabase, SiteKey, SiteRow, SiteTime, Store};
 
 /// Pulls pages of rows past the mark until the query returns none; each
 /// page is stored with its new mark in one transaction.
@@ -34,9 +34,9 @@ pub(super) async fn pull_database(
     // or a tick keeps both.
     let tail_name = format!("{name}/tail");
     let mut numbering = match store.source_mark(&tail_name).await? {
-        Some(s) => Numbering::from_tail(&s)
+        Some(s) => Occurrences::from_tail(&s)
             .ok_or_else(|| anyhow!("the stored mark {tail_name} is unreadable"))?,
-        None => Numbering::default(),
+        None => Occurrences::default(),
     };
     let mut count = PageCount::default();
     let reading = Reading {
@@ -55,15 +55,19 @@ pub(super) async fn pull_database(
             break;
         }
         count.pages += 1;
-        let (moves, last) = read_page(&reading, &mark, rows, &mut numbering, &mut count)?;
-        let mut batch = store.begin_ingest().await?;
-        for chunk in moves.chunks(INSERT_CHUNK) {
-            count.stored += batch.insert(chunk).await?;
+        let (moves, last) = read_page(&reading, &mark, rows, &mut count)?;
+        let mut batch = store.begin_ingest_numbered(numbering).await?;
+        for m in moves {
+            batch.push(m).await?;
         }
         batch.set_source_mark(name, &last.encode()).await?;
-        batch.set_source_mark(&tail_name, &numbering.tail()).await?;
+        batch
+            .set_source_mark(&tail_name, &batch.numbering_tail())
+            .await?;
         control.pause_in_transaction().await;
-        batch.commit().await?;
+        let (stored, next) = batch.commit_numbered().await?;
+        numbering = next;
+        count.stored += stored;
         pulled.new_moves = count.stored;
         mark = last;
     }
@@ -107,23 +111,22 @@ struct Reading<'a> {
     shown: crate::pipeline::Shown,
 }
 
-/// The moves of one page of rows past `mark`, numbered, and the page's
+/// The moves of one page of rows past `mark`, in row order, and the page's
 /// last key; unreadable rows are counted and logged by key, and a key that
 /// does not grow is an error.
 fn read_page(
     reading: &Reading,
     mark: &Mark,
     rows: Vec<SiteRow>,
-    numbering: &mut Numbering,
     count: &mut PageCount,
-) -> Result<(Vec<NewMove>, Mark)> {
+) -> Result<(Vec<Move>, Mark)> {
     let Reading {
         store,
         name,
         key,
         shown,
     } = *reading;
-    let mut moves: Vec<NewMove> = Vec::with_capacity(rows.len());
+    let mut moves: Vec<Move> = Vec::with_capacity(rows.len());
     let mut last = mark.clone();
     for row in rows {
         let k = match &row.key {
@@ -141,12 +144,7 @@ fn read_page(
         last = k;
         count.rows_read += 1;
         match read_move(row, store.limits()) {
-            Ok(Some(m)) => {
-                // Numbered by the IP as stored (its hash in a keyed
-                // store): the tail kept with the mark holds no raw IP.
-                let ip = store.stored_ip(&m.ip);
-                moves.push(numbering.number(m, ip));
-            }
+            Ok(Some(m)) => moves.push(m),
             Ok(None) => count.skipped += 1,
             Err(e) => {
                 count.bad += 1;
@@ -161,79 +159,6 @@ fn read_page(
         );
     }
     Ok((moves, last))
-}
-
-/// The occurrence numbers of a site database's moves: identical moves in
-/// the newest second seen so far, carried from one pull to the next in the
-/// store (with the mark, in the same transaction), and older ones within
-/// one pull. So identical rows keep distinct numbers wherever pages and
-/// ticks split them, as long as rows come in time order; a row older than
-/// the newest second of an earlier pull is numbered within its own pull.
-#[derive(Debug, Default)]
-struct Numbering {
-    newest: Option<i64>,
-    at_newest: HashMap<(String, String, String), u32>,
-    older: HashMap<(String, String, i64, String), u32>,
-}
-
-#[derive(serde::Serialize, serde::Deserialize)]
-struct Tail {
-    second: Option<i64>,
-    /// (username, game, ip, moves numbered so far)
-    seen: Vec<(String, String, String, u32)>,
-}
-
-impl Numbering {
-    fn from_tail(s: &str) -> Option<Numbering> {
-        let tail: Tail = serde_json::from_str(s).ok()?;
-        Some(Numbering {
-            newest: tail.second,
-            at_newest: tail
-                .seen
-                .into_iter()
-                .map(|(u, g, ip, n)| ((u, g, ip), n))
-                .collect(),
-            older: HashMap::new(),
-        })
-    }
-
-    fn tail(&self) -> String {
-        let mut seen: Vec<_> = self
-            .at_newest
-            .iter()
-            .map(|((u, g, ip), &n)| (u.clone(), g.clone(), ip.clone(), n))
-            .collect();
-        seen.sort();
-        serde_json::to_string(&Tail {
-            second: self.newest,
-            seen,
-        })
-        .expect("a tail serializes")
-    }
-
-    /// Numbers `m`, whose IP has the stored form `ip`.
-    fn number(&mut self, m: Move, ip: String) -> NewMove {
-        let counter = match self.newest {
-            Some(t) if m.timestamp < t => self
-                .older
-                .entry((m.username.clone(), m.game.clone(), m.timestamp, ip))
-                .or_insert(0),
-            Some(t) if m.timestamp == t => self
-                .at_newest
-                .entry((m.username.clone(), m.game.clone(), ip))
-                .or_insert(0),
-            _ => {
-                self.newest = Some(m.timestamp);
-                self.at_newest.clear();
-                self.at_newest
-                    .entry((m.username.clone(), m.game.clone(), ip))
-                    .or_insert(0)
-            }
-        };
-        let occurrence = *counter;
-        *counter += 1;
-        NewMove { mv: m, occurrence }
-    }
 }
 
 /// A row as a move: `None` without username or IP (NULL: skipped, like a
@@ -273,35 +198,4 @@ fn read_move(row: SiteRow, limits: &ingest::Limits) -> Result<Option<Move>, Stri
         .map_err(|v| v.to_string())?
         .into_owned();
     Ok(Some(m))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn mv(u: &str, t: i64) -> Move {
-        Move {
-            username: u.into(),
-            game: "g".into(),
-            timestamp: t,
-            ip: "1".into(),
-        }
-    }
-
-    #[test]
-    fn numbering_continues_across_pulls_through_the_tail() {
-        let mut a = Numbering::default();
-        let first: Vec<u32> = [mv("x", 1), mv("x", 2), mv("y", 2), mv("x", 2)]
-            .into_iter()
-            .map(|m| a.number(m, "1".into()).occurrence)
-            .collect();
-        assert_eq!(first, [0, 0, 0, 1]);
-        let mut b = Numbering::from_tail(&a.tail()).unwrap();
-        let second: Vec<u32> = [mv("x", 2), mv("y", 2), mv("x", 1), mv("x", 3), mv("x", 3)]
-            .into_iter()
-            .map(|m| b.number(m, "1".into()).occurrence)
-            .collect();
-        assert_eq!(second, [2, 1, 0, 0, 1]);
-        assert!(Numbering::from_tail("junk").is_none());
-    }
 }

@@ -12,7 +12,7 @@
 use super::super::sql::insert_rows;
 use super::super::{Result, StoreError};
 use super::chunk::{put, put_name, unzigzag, zigzag, Reader};
-use super::save::SegmentationWriter;
+use super::writer::SegmentationWriter;
 use rustc_hash::FxHashMap;
 use schema::model::*;
 use sqlx::Row;

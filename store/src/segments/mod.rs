@@ -1,20 +1,27 @@
 //! Segmentations: the segments of all moves for one bucket size
 //! (`segmentations`, `segment_chunks`, `account_days`, `segmentation_games`,
 //! and the moves' times in `move_time_chunks`). Saved by a
-//! [`SegmentationWriter`] part by part, from a whole cut or as an extension with the moves stored
-//! since (`tail.rs`); loaded whole.
+//! [`SegmentationWriter`] (`writer.rs`) part by part as a cut goes, from a
+//! whole cut or as an extension with the moves stored since (`tail.rs`); the
+//! moves a cut reads are read in the writer's transaction (`read_moves.rs`),
+//! and what a saved segmentation holds is counted in `saved.rs`. Loaded
+//! whole (`load.rs`); chunks, days and move times are encoded in `chunk.rs`,
+//! `days.rs` and `times.rs`.
 
 pub(super) mod chunk;
 mod days;
 mod load;
-mod save;
+mod read_moves;
+mod saved;
 mod tail;
 mod times;
+mod writer;
 
 pub(crate) use chunk::CHUNK_BYTES;
-pub(crate) use save::SEGMENTATION_TABLES;
-pub use save::{Saved, SegmentCounts, SegmentationWriter};
+pub use saved::{Saved, SegmentCounts};
 pub use tail::TailRecord;
+pub use writer::SegmentationWriter;
+pub(crate) use writer::SEGMENTATION_TABLES;
 
 use super::{Result, Store};
 use sqlx::Row;

@@ -6,40 +6,10 @@
 use super::super::moves::read_generation;
 use super::super::{Backend, Result, Store, StoreError};
 use super::chunk::decode;
-use super::save::{Saved, SegmentCounts, SegmentationWriter};
+use super::saved::{Before, SegmentCounts};
+use super::writer::SegmentationWriter;
 use schema::model::*;
 use sqlx::Row;
-
-/// What a segmentation held before an extension.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Before {
-    pub(super) through_id: i64,
-    pub(super) through_ts: i64,
-    pub(super) rows: u64,
-    accounts: u64,
-    counts: SegmentCounts,
-    /// Taken back out to be cut again: the tails.
-    removed: SegmentCounts,
-    /// Accounts the extension found no record of.
-    new_accounts: u64,
-}
-
-impl Before {
-    /// The totals once `written` segments were saved in place of the tails.
-    pub(super) fn saved(&self, written: SegmentCounts, moves: u64) -> Saved {
-        let counts = SegmentCounts {
-            segments: self.counts.segments - self.removed.segments + written.segments,
-            stalled: self.counts.stalled - self.removed.stalled + written.stalled,
-        };
-        Saved {
-            counts,
-            accounts: self.accounts + self.new_accounts,
-            moves,
-            extended: true,
-            rows: 0,
-        }
-    }
-}
 
 /// One of an account's latest records in a stored segmentation, by names.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,34 +1,15 @@
-//! Saving a segmentation: one transaction that reads the moves it cuts and
-//! writes their segments part by part, so a cut never has to hold them all.
+//! Saving a segmentation: one transaction, from [`Store::begin_segmentation`]
+//! (or an extension, `tail.rs`) to [`SegmentationWriter::finish`], that writes
+//! the segments part by part as the cut goes (the moves it reads:
+//! `read_moves.rs`), so a cut never has to hold them all.
 
 use super::super::sql::insert_rows;
 use super::super::{Result, Store};
 use super::chunk::{Chunk, ChunkWriter};
-use super::times::{TimeChunks, TIME_CHUNK_BYTES};
+use super::saved::{Before, Saved, SegmentCounts};
+use super::times::TimeChunks;
 use schema::model::*;
 use sqlx::{Any, Row, Transaction};
-
-/// What a saved segmentation holds, and what its cut read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Saved {
-    /// Over the whole segmentation.
-    pub counts: SegmentCounts,
-    pub accounts: u64,
-    /// Moves read by this cut (only the new ones for an extension).
-    pub moves: u64,
-    /// Whether the cut extended the stored segmentation.
-    pub extended: bool,
-    /// The move rows the whole segmentation was cut from, refused ones
-    /// too: the site's stored moves, without counting them again.
-    pub rows: u64,
-}
-
-/// How many segments a segmentation saved, and how many of them stalled.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SegmentCounts {
-    pub segments: u64,
-    pub stalled: u64,
-}
 
 /// A segmentation being saved: from [`Store::begin_segmentation`], which
 /// removes the old one for the bucket size, to [`SegmentationWriter::finish`],
@@ -46,25 +27,25 @@ pub struct SegmentationWriter<'s> {
     pub(super) id: i64,
     pub(super) generation: i64,
     pub(super) bucket_seconds: i64,
-    reference_order: bool,
+    pub(super) reference_order: bool,
     /// The last move read: `(ts, id)`.
     pub(super) after: (i64, i64),
     /// Only moves with a larger id are read (an extension).
     pub(super) min_id: i64,
     /// The largest move id read, and how many move rows were read (bad
     /// ones too).
-    max_id: i64,
-    rows: u64,
-    moves: u64,
-    bad: u64,
-    first_bad: Option<schema::rules::Violation>,
+    pub(super) max_id: i64,
+    pub(super) rows: u64,
+    pub(super) moves: u64,
+    pub(super) bad: u64,
+    pub(super) first_bad: Option<schema::rules::Violation>,
     pub(super) counts: SegmentCounts,
     /// Per account (by the cut's ids): the chunk being filled.
     chunks: Vec<ChunkWriter>,
     /// The times of the moves read.
-    times: TimeChunks,
+    pub(super) times: TimeChunks,
     /// An extension: what the segmentation held before it.
-    pub(super) extending: Option<super::tail::Before>,
+    pub(super) extending: Option<Before>,
 }
 
 /// The tables a segmentation's rows are in, beside `segmentations`.
@@ -158,65 +139,6 @@ impl<'s> SegmentationWriter<'s> {
     /// The moves generation the segments are cut from.
     pub fn generation(&self) -> i64 {
         self.generation
-    }
-
-    /// The next stored moves, at most `limit` of them (none when all are
-    /// read): by time, ties in ingest order, or in ingest order alone for
-    /// reference order. Rows that break the record rule (stored by an older
-    /// version) are left out, and reported once by `finish`.
-    pub async fn next_moves(&mut self, limit: usize) -> Result<Vec<Move>> {
-        let mut moves = Vec::with_capacity(limit.min(1 << 16));
-        // A page of nothing but bad rows is not the end: read on.
-        while moves.is_empty() {
-            let site = self.store.site.to_string();
-            let query = if self.reference_order {
-                sqlx::query(
-                    "SELECT username, game, ts, ip, id, net FROM moves \
-                     WHERE site = $1 AND id > $2 ORDER BY id LIMIT $3",
-                )
-                .bind(site)
-                .bind(self.after.1)
-            } else {
-                sqlx::query(
-                    "SELECT username, game, ts, ip, id, net FROM moves WHERE site = $1 \
-                     AND (ts, id) > ($2, $3) AND id > $4 ORDER BY ts, id LIMIT $5",
-                )
-                .bind(site)
-                .bind(self.after.0)
-                .bind(self.after.1)
-                .bind(self.min_id)
-            };
-            let rows = query.bind(limit as i64).fetch_all(&mut *self.tx).await?;
-            if rows.is_empty() {
-                break;
-            }
-            for row in rows {
-                let m = Move {
-                    username: row.try_get(0)?,
-                    game: row.try_get(1)?,
-                    timestamp: row.try_get(2)?,
-                    ip: row.try_get(3)?,
-                };
-                self.after = (m.timestamp, row.try_get(4)?);
-                self.max_id = self.max_id.max(self.after.1);
-                self.rows += 1;
-                match self.store.limits.check_move(&m) {
-                    Ok(()) => {
-                        let net: Option<&str> = row.try_get(5)?;
-                        let bytes = self.store.chunk_bytes.min(TIME_CHUNK_BYTES);
-                        self.times.push(&m.username, m.timestamp, &m.ip, net, bytes);
-                        moves.push(m);
-                    }
-                    Err(v) => {
-                        self.bad += 1;
-                        self.first_bad.get_or_insert(v);
-                    }
-                }
-            }
-        }
-        self.moves += moves.len() as u64;
-        self.times.save(self.store, &mut self.tx, self.id).await?;
-        Ok(moves)
     }
 
     /// Saves segments of some accounts (each account's in bucket order; an account's
