@@ -16,7 +16,7 @@
 //!
 //! What this is not: a second definition of the method. The walk in
 //! [`crate::similarity`] is the definition (and what `explain` replays);
-//! `scoring/tests/bits.rs` checks that both agree on arbitrary timelines.
+//! `scoring/tests/it/bits.rs` checks that both agree on arbitrary timelines.
 
 use crate::similarity::{keep_top, PairOutcome, INITIAL_WEIGHT, TOP_BUCKETS};
 use schema::{Cell, CellTally, Contribution, Evidence, IpId, Segment};

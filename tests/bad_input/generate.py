@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the bad-input corpus: one file per kind of bad line, and
-cases.tsv, the table of expectations (tests/bad_input.rs reads it).
+cases.tsv, the table of expectations (tests/it/bad_input.rs reads it).
 
 Every file holds good lines around one bad line. Columns of cases.tsv:
 file, the bad line's number, a fragment of the message, and the number of

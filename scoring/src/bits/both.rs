@@ -7,7 +7,7 @@
 //! symmetric, so it is made once for both directions. Each direction keeps
 //! its own tally, fed in the same order as [`super::score_rows`] feeds it
 //! (buckets ascending), so every count, run and kept bucket is the same.
-//! `scoring/tests/bits.rs` checks that on arbitrary timelines.
+//! `scoring/tests/it/bits.rs` checks that on arbitrary timelines.
 //!
 //! Reference mode scores directed pairs one at a time and keeps to
 //! [`super::score_rows`]; improved mode, which reads both directions of

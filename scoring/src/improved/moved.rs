@@ -18,7 +18,7 @@
 //!
 //! What this is not: a second definition. The functions in
 //! [`mod@super::signals`] are the definition; the property test in
-//! `scoring/tests/improved.rs` checks that the scan's path agrees with them.
+//! `scoring/tests/it/improved.rs` checks that the scan's path agrees with them.
 
 use super::context::Context;
 use super::following::{day_in_buckets, milli, LONG_FOLLOW_SECONDS, SHIFT_DAYS};

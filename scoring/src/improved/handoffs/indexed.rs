@@ -14,7 +14,7 @@
 //!   close before any move is compared.
 //!
 //! What this is not: a second definition. [`super::handoffs`] is the
-//! definition; `scoring/tests/improved_scan_path.rs` checks that both agree
+//! definition; `scoring/tests/it/improved_scan_path.rs` checks that both agree
 //! on arbitrary moves.
 
 use super::{close, count_switch, Handoffs, CLOSE_SECONDS};

@@ -1,0 +1,15 @@
+//! The scoring crate's tests, one test binary: the reference walk against
+//! the bit rows, improved mode's signals and scan path, rescans, triage.
+
+mod common;
+
+mod bits;
+mod improved;
+mod improved_features;
+mod improved_handoffs;
+mod improved_order;
+mod improved_scan_path;
+mod improved_timing;
+mod rescan;
+mod similarity;
+mod triage;

@@ -1,0 +1,7 @@
+//! The simulator's tests, one test binary: the world, the evaluation and
+//! the pipeline on simulated seasons.
+
+mod eval_by_hand;
+mod eval_props;
+mod pipeline;
+mod simulate;

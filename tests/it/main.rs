@@ -1,0 +1,38 @@
+//! The end-to-end tests of the `detect` binary, one test binary (each
+//! module was a test file of its own): the command line, the daemon, the
+//! store on SQLite and PostgreSQL, the reports, the web application in a
+//! headless browser, the site databases and, with the `cluster` feature,
+//! the cluster scan. Helpers shared by the modules are in `common/`.
+
+mod common;
+
+mod account_columns;
+mod bad_input;
+mod cli;
+#[cfg(feature = "cluster")]
+mod cluster;
+mod concurrency;
+mod crowds;
+mod daemon;
+mod daemon_config;
+mod digests;
+mod explain;
+mod golden;
+mod hostile_names;
+mod ingest;
+mod mysql_source;
+mod pictures;
+mod privacy;
+mod purge;
+mod report_browser;
+mod report_dir;
+mod rescan;
+mod simulate;
+mod site_database;
+mod sites;
+mod store;
+mod store_users;
+mod store_verdicts;
+mod timing;
+mod verdicts;
+mod web;
