@@ -6,9 +6,9 @@
 //! `detect ingest`, `detect ingest --skip-bad` and the daemon's watched
 //! directory, on SQLite and on PostgreSQL.
 
-mod common;
 
-use common::*;
+
+use crate::common::*;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 

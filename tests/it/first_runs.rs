@@ -3,9 +3,9 @@
 //! migrations of a new store are applied once, whoever comes first, and
 //! every run proceeds, on SQLite and on PostgreSQL.
 
-mod common;
 
-use common::*;
+
+use crate::common::*;
 use std::process::{Command, Stdio};
 
 const RUNS: usize = 24;

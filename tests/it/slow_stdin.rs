@@ -3,9 +3,9 @@
 //! read into a temporary file first, then stored in one transaction. Before,
 //! `scan` and `verdict set` failed after 10 s with "database is locked".
 
-mod common;
 
-use common::*;
+
+use crate::common::*;
 use std::io::Write;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;

@@ -4,9 +4,9 @@
 //! one transaction; a killed client's transaction is rolled back by the
 //! database (SQLite's journal, PostgreSQL's closed connection).
 
-mod common;
 
-use common::*;
+
+use crate::common::*;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 

@@ -10,9 +10,9 @@
 //! (`scripts/serve-load` runs it on a release build for BENCHMARKS.md);
 //! times are printed, never asserted.
 
-mod common;
 
-use common::*;
+
+use crate::common::*;
 use reqwest::header::{COOKIE, SET_COOKIE};
 use reqwest::StatusCode;
 use std::process::{Child, Command, Stdio};
