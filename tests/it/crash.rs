@@ -4,8 +4,6 @@
 //! one transaction; a killed client's transaction is rolled back by the
 //! database (SQLite's journal, PostgreSQL's closed connection).
 
-
-
 use crate::common::*;
 use std::process::{Command, Stdio};
 use std::time::Duration;

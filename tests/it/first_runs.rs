@@ -3,8 +3,6 @@
 //! migrations of a new store are applied once, whoever comes first, and
 //! every run proceeds, on SQLite and on PostgreSQL.
 
-
-
 use crate::common::*;
 use std::process::{Command, Stdio};
 

@@ -6,8 +6,6 @@
 //! `detect ingest`, `detect ingest --skip-bad` and the daemon's watched
 //! directory, on SQLite and on PostgreSQL.
 
-
-
 use crate::common::*;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

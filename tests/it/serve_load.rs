@@ -10,8 +10,6 @@
 //! (`scripts/serve-load` runs it on a release build for BENCHMARKS.md);
 //! times are printed, never asserted.
 
-
-
 use crate::common::*;
 use reqwest::header::{COOKIE, SET_COOKIE};
 use reqwest::StatusCode;

@@ -3,8 +3,6 @@
 //! read into a temporary file first, then stored in one transaction. Before,
 //! `scan` and `verdict set` failed after 10 s with "database is locked".
 
-
-
 use crate::common::*;
 use std::io::Write;
 use std::process::{Child, Command, Stdio};
