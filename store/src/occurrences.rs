@@ -57,7 +57,7 @@ impl Default for Occurrences {
 }
 
 impl Occurrences {
-    /// A numbering that goes on from a tail kept by [`Occurrences::tail`];
+    /// A numbering that goes on from a tail kept by `Occurrences::tail`;
     /// `None` if the text is not one.
     pub fn from_tail(text: &str) -> Option<Occurrences> {
         let tail: Tail = serde_json::from_str(text).ok()?;
