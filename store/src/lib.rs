@@ -29,6 +29,7 @@
 mod alerts;
 mod audit;
 mod crowds;
+mod health;
 mod ingest;
 mod links;
 mod marks;
@@ -103,6 +104,8 @@ pub enum StoreError {
     Site(String),
     #[error("the store refuses {0}")]
     Refused(String),
+    #[error("the store is not ready: {0}")]
+    NotReady(String),
     #[error(transparent)]
     Verdict(#[from] VerdictError),
 }
@@ -330,6 +333,24 @@ async fn migrate(
 impl Store {
     /// Opens (creating an SQLite file if needed) and migrates the store.
     pub async fn open(url: &str) -> Result<Store> {
+        Store::connect(url, true).await
+    }
+
+    /// Opens an existing store as it is, applying no migration (for
+    /// `detect check`, which reports what is not applied). An SQLite file
+    /// that does not exist is not created.
+    pub async fn open_unmigrated(url: &str) -> Result<Store> {
+        let url = normalize_url(url);
+        let url = if url.starts_with("sqlite:") && !url.contains("mode=") {
+            let sep = if url.contains('?') { '&' } else { '?' };
+            format!("{url}{sep}mode=rw")
+        } else {
+            url
+        };
+        Store::connect(&url, false).await
+    }
+
+    async fn connect(url: &str, migrated: bool) -> Result<Store> {
         sqlx::any::install_default_drivers();
         let url = normalize_url(url);
         let shown = redact_url(&url);
@@ -341,12 +362,14 @@ impl Store {
             return Err(StoreError::UnknownBackend(shown));
         };
         let pool = connect(backend, &url, &shown).await?;
-        migrate(backend, &pool)
-            .await
-            .map_err(|source| StoreError::Migrate {
-                url: shown.clone(),
-                source,
-            })?;
+        if migrated {
+            migrate(backend, &pool)
+                .await
+                .map_err(|source| StoreError::Migrate {
+                    url: shown.clone(),
+                    source,
+                })?;
+        }
         tracing::debug!(url = %shown, "store opened");
         Ok(Store {
             pool,
