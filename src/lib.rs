@@ -13,6 +13,7 @@ pub mod file_digest;
 pub mod logging;
 pub mod pipeline;
 pub mod privacy;
+pub mod prometheus;
 pub mod report;
 pub mod ui;
 
@@ -49,6 +50,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Verdict(args) => commands::verdict::run(&db, args).await,
         Command::Audit(args) => commands::audit::run(&db, args).await,
         Command::Purge(args) => commands::purge::run(&db, args).await,
+        Command::Backup(args) => commands::backup::run_backup(&db, args).await,
+        Command::Check => commands::backup::run_check(&db).await,
         Command::Ip(args) => commands::ip::run(&db, args).await,
         #[cfg(feature = "cluster")]
         Command::Export(args) => commands::cluster::run_export(&db, args).await,

@@ -3,11 +3,24 @@
 //! default is `info`, since its log is its output). IP addresses are never
 //! logged at info level or above. Every field is written with control
 //! characters escaped. Colour only on a terminal, never with `--color never`
-//! or `NO_COLOR` (so journald gets plain lines).
+//! or `NO_COLOR` (so journald gets plain lines). `--log-format json` (or
+//! the daemon configuration's `log_format = "json"`) writes one JSON object
+//! per line for log collectors, with the same fields as the text lines.
 
 use tracing_subscriber::EnvFilter;
 
-pub fn init(verbose: u8, quiet: bool, daemon: bool) {
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    /// One line of text per event.
+    #[default]
+    Text,
+    /// One JSON object per event: timestamp, level, target, fields.
+    Json,
+}
+
+pub fn init(verbose: u8, quiet: bool, daemon: bool, format: LogFormat) {
     // sqlx warns of slow statements with their SQL: noise on a terminal, so
     // it speaks only on errors unless RUST_LOG says otherwise.
     let default = match verbose {
@@ -18,6 +31,15 @@ pub fn init(verbose: u8, quiet: bool, daemon: bool) {
         _ => "debug",
     };
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default));
+    if format == LogFormat::Json {
+        // serde_json escapes every control character in every string.
+        let _ = tracing_subscriber::fmt()
+            .json()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .try_init();
+        return;
+    }
     let _ = tracing_subscriber::fmt()
         .fmt_fields(escaped_fields())
         .with_env_filter(filter)

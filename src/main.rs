@@ -15,7 +15,14 @@ fn main() -> ExitCode {
     };
     ui::configure(cli.color, cli.quiet);
     let daemon = matches!(cli.command, detect::cli::Command::Daemon(_));
-    detect::logging::init(cli.verbose, cli.quiet, daemon);
+    let log_format = match (&cli.command, cli.log_format) {
+        (_, Some(format)) => format,
+        (detect::cli::Command::Daemon(args), None) => {
+            detect::daemon::config::log_format(&args.config)
+        }
+        _ => detect::logging::LogFormat::Text,
+    };
+    detect::logging::init(cli.verbose, cli.quiet, daemon, log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

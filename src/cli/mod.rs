@@ -71,6 +71,17 @@ pub struct Cli {
     #[arg(long, global = true, value_enum, ignore_case = true, default_value_t = crate::ui::ColorWhen::Auto, value_name = "WHEN")]
     pub color: crate::ui::ColorWhen,
 
+    /// Log lines as text or as one JSON object each (for log collectors);
+    /// the daemon's configuration may say `log_format` [default: text].
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        ignore_case = true,
+        value_name = "FORMAT"
+    )]
+    pub log_format: Option<crate::logging::LogFormat>,
+
     #[command(subcommand)]
     pub command: Command,
 }
@@ -117,6 +128,12 @@ pub enum Command {
     Man(ManArgs),
     /// Delete raw moves and IP rows older than a cutoff (scans stay).
     Purge(crate::commands::purge::PurgeArgs),
+    /// Copy the store (SQLite) into a new file, consistently, while the
+    /// daemon and the web application run.
+    Backup(crate::commands::backup::BackupArgs),
+    /// Check a store: its integrity, migrations, segmentations and scans;
+    /// one sentence per problem, exit 1 when there is any.
+    Check,
     /// Which accounts moved from an IP address (hashed with the store's key).
     #[command(subcommand)]
     Ip(crate::commands::ip::IpCommand),

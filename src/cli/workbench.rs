@@ -34,6 +34,11 @@ pub struct ServeArgs {
     /// idle between requests), and a request its body.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=600))]
     pub request_timeout: u32,
+    /// Serve /metrics (Prometheus text format) to a scraper that sends
+    /// `Authorization: Bearer TOKEN`, TOKEN being this file's first line.
+    /// Without it there is no /metrics.
+    #[arg(long, env = "DETECT_METRICS_TOKEN_FILE", value_name = "FILE")]
+    pub metrics_token_file: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

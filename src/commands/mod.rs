@@ -1,6 +1,7 @@
 //! One module per command family.
 
 pub mod audit;
+pub mod backup;
 pub mod buckets;
 #[cfg(feature = "cluster")]
 pub mod cluster;

@@ -36,7 +36,28 @@ pub fn options(args: &ServeArgs) -> Result<web::Options> {
             body_timeout: timeout,
             max_connections: args.max_connections as usize,
         },
+        metrics: match &args.metrics_token_file {
+            Some(path) => Some(web::MetricsAccess {
+                token: metrics_token(path)?,
+                render: crate::prometheus::install()?,
+            }),
+            None => None,
+        },
     })
+}
+
+/// The first line of the token file: at least 16 characters.
+fn metrics_token(path: &std::path::Path) -> Result<String> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the metrics token file {}", path.display()))?;
+    let token = text.lines().next().unwrap_or("").trim().to_owned();
+    if token.chars().count() < 16 {
+        anyhow::bail!(
+            "the metrics token file {} must hold a token of at least 16 characters on its first line",
+            path.display()
+        );
+    }
+    Ok(token)
 }
 
 pub async fn run(db: &crate::pipeline::Db, args: ServeArgs) -> Result<()> {

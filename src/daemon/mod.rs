@@ -128,6 +128,8 @@ impl Daemon {
         let (mut memory, n) = {
             let _order = self.log_order.lock().unwrap_or_else(|e| e.into_inner());
             let Ok(memory) = self.memory.try_lock() else {
+                metrics::counter!("detect_ticks_skipped_total", "kind" => kind.as_str())
+                    .increment(1);
                 tracing::info!(
                     kind = kind.as_str(),
                     "tick skipped: the previous tick is still running"
@@ -138,11 +140,20 @@ impl Daemon {
                 return None;
             }
             let n = self.ticks.fetch_add(1, Ordering::SeqCst) + 1;
+            metrics::counter!("detect_ticks_started_total", "kind" => kind.as_str()).increment(1);
             tracing::info!(tick = n, kind = kind.as_str(), "tick started");
             (memory, n)
         };
         let started = Instant::now();
         let outcome = tick::run(&self.ctx, &mut memory, kind).await;
+        let ended = if outcome.problems.is_empty() {
+            "detect_ticks_finished_total"
+        } else {
+            "detect_ticks_failed_total"
+        };
+        metrics::counter!(ended, "kind" => kind.as_str()).increment(1);
+        metrics::histogram!("detect_tick_duration_seconds", "kind" => kind.as_str())
+            .record(started.elapsed().as_secs_f64());
         let _order = self.log_order.lock().unwrap_or_else(|e| e.into_inner());
         tracing::info!(
             tick = n,
@@ -241,6 +252,9 @@ pub async fn run(cli_db: &str, args: DaemonArgs) -> Result<()> {
             config.report_dir.display()
         )
     })?;
+    if let Some(addr) = config.metrics_listen {
+        serve_metrics(addr).await?;
+    }
     let mut signals = Signals::install()?;
     if let Some(d) = control.test_pause {
         tracing::warn!(
@@ -344,6 +358,22 @@ async fn run_scheduled(daemon: Arc<Daemon>, signals: &mut Signals) -> Result<()>
         signal = signals.recv() => return Err(second_signal(signal)),
     }
     tracing::info!("daemon stopped");
+    Ok(())
+}
+
+/// Serves `/metrics` on `addr` for as long as the process runs; an
+/// address that cannot be bound stops the daemon at start.
+async fn serve_metrics(addr: std::net::SocketAddr) -> Result<()> {
+    let render = crate::prometheus::install()?;
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot serve metrics on {addr} (metrics_listen)"))?;
+    tracing::info!(address = %listener.local_addr()?, "metrics served");
+    tokio::spawn(async move {
+        if let Err(e) = web::serve_metrics(listener, render, std::future::pending()).await {
+            tracing::warn!("the metrics server stopped: {e}");
+        }
+    });
     Ok(())
 }
 

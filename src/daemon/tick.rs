@@ -140,6 +140,8 @@ pub async fn run(ctx: &Context, memory: &mut Memory, kind: Kind) -> Outcome {
             .expect("checked by the configuration");
         let pulled = source.pull(&store, &ctx.control).await;
         out.new_moves += pulled.new_moves;
+        metrics::counter!("detect_moves_ingested_total", "site" => site.clone())
+            .increment(pulled.new_moves);
         out.problems.extend(pulled.problems);
     }
     if let Err(e) = super::retention::apply_daily(ctx).await {
@@ -267,6 +269,9 @@ async fn scan_season(
         similarities.as_deref(),
     )?;
     let s = crate::report::summary(&scan.result);
+    metrics::gauge!("detect_pairs_flagged", "site" => store.site().to_owned(),
+        "season" => number.to_string())
+    .set(s.flagged_pairs as f64);
     tracing::info!(
         "{label}: {} participants, {} candidate pairs, {} flagged pairs, {} cliques; scan #{} ({}); report {}",
         s.participants,
@@ -288,7 +293,7 @@ async fn scan_season(
         &reviewed.triage,
         ctx.config.public_url.as_ref(),
     );
-    let failed = alerts::deliver(store, &ctx.config.alerts, &alerts).await;
+    let failed = alerts::deliver(store, number, &ctx.config.alerts, &alerts).await;
     if !failed.is_empty() {
         anyhow::bail!("{}", failed.join("; "));
     }
@@ -320,7 +325,18 @@ async fn current_scan(
         return Ok((l, false, None));
     }
     let segs = loaded(store, params, segments).await?;
+    let started = std::time::Instant::now();
     let scanned = pipeline::scan_segments(store, season, params, segs, generation).await?;
+    let labels = [
+        ("site", store.site().to_owned()),
+        ("season", number.to_string()),
+    ];
+    metrics::histogram!("detect_scan_duration_seconds", &labels)
+        .record(started.elapsed().as_secs_f64());
+    let scored = scanned
+        .rescan
+        .map_or(2 * scanned.scan.result.candidate_pairs, |r| r.pairs);
+    metrics::counter!("detect_pairs_scored_total", &labels).increment(scored as u64);
     let similarities = match scanned.rescan {
         Some(_) => Some(store.scan_similarities(scanned.scan.id).await?),
         None => None,

@@ -24,6 +24,7 @@ mod hostile_names;
 mod ingest;
 mod keyed_errors;
 mod mysql_source;
+mod ops;
 mod pictures;
 mod privacy;
 mod purge;

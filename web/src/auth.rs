@@ -251,7 +251,10 @@ pub async fn login(
     let taken = state.limiter().begin(tried.name, &tried.client, t);
     let attempt = match taken {
         Ok(a) => a,
-        Err(refusal) => return Err(tried.refused(&state, refusal).await),
+        Err(refusal) => {
+            metrics::counter!("detect_sign_in_failures_total", "reason" => "refused").increment(1);
+            return Err(tried.refused(&state, refusal).await);
+        }
     };
     let user = match check_password(&state, &form.name, form.password).await {
         Ok(Some(user)) => {
@@ -259,6 +262,7 @@ pub async fn login(
             user
         }
         Ok(None) => {
+            metrics::counter!("detect_sign_in_failures_total", "reason" => "password").increment(1);
             tried.failed(&state).await?;
             return login_form(
                 &state,
@@ -273,6 +277,7 @@ pub async fn login(
         }
     };
     let token = start_session(&state, &user, t).await?;
+    metrics::counter!("detect_sign_ins_total").increment(1);
     let seconds = state.options().session_seconds;
     let secure = behind_tls(&state, &headers);
     Ok((

@@ -19,6 +19,7 @@ mod error;
 pub mod guard;
 pub mod limit;
 pub mod next;
+pub mod ops;
 mod pages;
 mod render;
 mod server;
@@ -26,6 +27,7 @@ mod server;
 pub use auth::{hash_password, verify_password};
 pub use client::TrustedProxies;
 pub use error::WebError;
+pub use ops::{serve_metrics, MetricsAccess, RenderMetrics};
 pub use server::{serve, ServerLimits};
 
 use axum::routing::{get, post};
@@ -58,6 +60,8 @@ pub struct Options {
     pub hashes_at_once: usize,
     /// Timeouts and the cap on connections.
     pub server: ServerLimits,
+    /// `/metrics`, for a bearer of its token; without, there is none.
+    pub metrics: Option<MetricsAccess>,
 }
 
 impl Default for Options {
@@ -68,6 +72,7 @@ impl Default for Options {
             trusted_proxies: TrustedProxies::default(),
             hashes_at_once: limit::default_hashes_at_once(),
             server: ServerLimits::default(),
+            metrics: None,
         }
     }
 }
@@ -146,12 +151,16 @@ impl AppState {
 }
 
 /// Every route of the application, with the security headers on every
-/// response, the origin check on every form, and the body timeout.
+/// response, the origin check on every form, the body timeout, and each
+/// request's duration in the metrics.
 pub fn router(state: AppState) -> Router {
     let body_timeout = state.options().server.body_timeout;
     let routes = Router::new()
         .route("/", get(pages::seasons::index))
         .route("/style.css", get(pages::style))
+        .route("/healthz", get(ops::healthz))
+        .route("/readyz", get(ops::readyz))
+        .route("/metrics", get(ops::metrics))
         .route("/login", get(auth::login_page).post(auth::login))
         .route("/logout", post(auth::logout))
         .route("/season/{season}", get(pages::seasons::season))
@@ -173,6 +182,7 @@ pub fn router(state: AppState) -> Router {
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
             body_timeout,
         ))
+        .layer(axum::middleware::from_fn(ops::track))
         .with_state(state);
     guard::with_security_headers(routes)
 }

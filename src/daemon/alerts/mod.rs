@@ -111,7 +111,12 @@ async fn post(client: &reqwest::Client, target: &AlertTarget, body: &Value) -> R
 
 /// Delivers each alert to each webhook that has not had it, recording each
 /// delivery. Returns the failures, one sentence each.
-pub async fn deliver(store: &Store, targets: &[AlertTarget], alerts: &[Alert]) -> Vec<String> {
+pub async fn deliver(
+    store: &Store,
+    season: u32,
+    targets: &[AlertTarget],
+    alerts: &[Alert],
+) -> Vec<String> {
     if targets.is_empty() || alerts.is_empty() {
         return Vec::new();
     }
@@ -119,6 +124,10 @@ pub async fn deliver(store: &Store, targets: &[AlertTarget], alerts: &[Alert]) -
         Ok(c) => c,
         Err(e) => return vec![format!("cannot start the HTTP client for alerts: {e}")],
     };
+    let labels = [
+        ("site", store.site().to_owned()),
+        ("season", season.to_string()),
+    ];
     let mut problems = Vec::new();
     for alert in alerts {
         for t in targets {
@@ -132,12 +141,16 @@ pub async fn deliver(store: &Store, targets: &[AlertTarget], alerts: &[Alert]) -
             }
             match post(&client, t, &alert.body).await {
                 Ok(()) => {
+                    metrics::counter!("detect_alerts_sent_total", &labels).increment(1);
                     tracing::info!("alert sent to {}: {}", t.destination, alert.key);
                     if let Err(e) = store.record_alert_sent(&alert.key, &t.destination).await {
                         problems.push(format!("alerts: {e}"));
                     }
                 }
-                Err(m) => problems.push(format!("alert {}: {m}", alert.key)),
+                Err(m) => {
+                    metrics::counter!("detect_alerts_failed_total", &labels).increment(1);
+                    problems.push(format!("alert {}: {m}", alert.key));
+                }
             }
         }
     }

@@ -45,6 +45,8 @@ struct RawConfig {
     reopen_margin: Option<f64>,
     #[serde(default, rename = "alert")]
     alerts: Vec<super::alerts::RawAlert>,
+    metrics_listen: Option<std::net::SocketAddr>,
+    log_format: Option<crate::logging::LogFormat>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -123,6 +125,10 @@ pub struct Config {
     pub reopen_margin: f64,
     /// Webhooks alerted of new flags.
     pub alerts: Vec<super::alerts::AlertTarget>,
+    /// Where `/metrics` is served (Prometheus text format); none by default.
+    pub metrics_listen: Option<std::net::SocketAddr>,
+    /// Log lines as text (the default) or JSON; `--log-format` wins.
+    pub log_format: Option<crate::logging::LogFormat>,
 }
 
 impl Config {
@@ -212,8 +218,25 @@ impl Config {
             public_url,
             reopen_margin,
             alerts,
+            metrics_listen: raw.metrics_listen,
+            log_format: raw.log_format,
         })
     }
+}
+
+/// The `log_format` a configuration file names, read before logging
+/// starts; text when it names none or cannot be read (loading it later
+/// says what is wrong).
+pub fn log_format(path: &Path) -> crate::logging::LogFormat {
+    #[derive(Deserialize)]
+    struct Only {
+        log_format: Option<crate::logging::LogFormat>,
+    }
+    std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| toml::from_str::<Only>(&text).ok())
+        .and_then(|only| only.log_format)
+        .unwrap_or_default()
 }
 
 /// The TOML of `text`, or why not, beginning with the line where the

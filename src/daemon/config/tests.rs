@@ -168,3 +168,16 @@ fn marks_round_trip() {
     }
     assert_eq!(Mark::decode("junk"), None);
 }
+
+#[test]
+fn metrics_and_log_format_are_off_until_named() {
+    let c = parse("").unwrap();
+    assert_eq!((c.metrics_listen, c.log_format), (None, None));
+    let c = parse("metrics_listen = \"127.0.0.1:9187\"\nlog_format = \"json\"").unwrap();
+    assert_eq!(c.metrics_listen, Some("127.0.0.1:9187".parse().unwrap()));
+    assert_eq!(c.log_format, Some(crate::logging::LogFormat::Json));
+    let e = err("metrics_listen = \"localhost\"");
+    assert!(e.contains("line 1") && e.contains("socket address"), "{e}");
+    let e = err("log_format = \"xml\"");
+    assert!(e.contains("line 1") && e.contains("json"), "{e}");
+}
