@@ -5,7 +5,6 @@ mod common;
 
 mod bits;
 mod improved;
-mod improved_features;
 mod improved_handoffs;
 mod improved_order;
 mod improved_scan_path;
