@@ -82,23 +82,23 @@ pub fn collect(family: sim::Family, seed: u64) -> World {
     let by: HashMap<(&str, &str), &PairScore> = scan
         .pairs
         .iter()
-        .map(|p| ((p.user_a.as_str(), p.user_b.as_str()), p))
+        .map(|p| ((p.account_a.as_str(), p.account_b.as_str()), p))
         .collect();
     let reference = |p: &PairScore| (p.sum as f64 / p.weight as f64) / 2.0 + 0.5;
     let pairs = scan
         .pairs
         .iter()
-        .filter(|p| p.user_a < p.user_b)
+        .filter(|p| p.account_a < p.account_b)
         .map(|p| {
-            let q = by[&(p.user_b.as_str(), p.user_a.as_str())];
-            let one = ix.same_person(&p.user_a, &p.user_b);
-            let kind = match ix.group_of(&p.user_a).filter(|_| one) {
+            let q = by[&(p.account_b.as_str(), p.account_a.as_str())];
+            let one = ix.same_person(&p.account_a, &p.account_b);
+            let kind = match ix.group_of(&p.account_a).filter(|_| one) {
                 Some(g) => truth.groups[g].style.as_str().to_owned(),
-                None => ix.cause(&p.user_a, &p.user_b).as_str().to_owned(),
+                None => ix.cause(&p.account_a, &p.account_b).as_str().to_owned(),
             };
             Pair {
-                a: p.user_a.clone(),
-                b: p.user_b.clone(),
+                a: p.account_a.clone(),
+                b: p.account_b.clone(),
                 one,
                 kind,
                 ab: reference(p),

@@ -158,8 +158,8 @@ pub fn figures(w: &World, score: impl Fn(&Pair) -> Option<f64>, threshold: f64) 
         .iter()
         .filter_map(|p| {
             Some(PairScore {
-                user_a: p.a.clone(),
-                user_b: p.b.clone(),
+                account_a: p.a.clone(),
+                account_b: p.b.clone(),
                 similarity: score(p)?,
                 sum: 0,
                 weight: 20,
