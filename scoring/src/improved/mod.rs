@@ -57,7 +57,7 @@ use schema::{AccountId, PairScore, Segments, Signals};
 
 /// The threshold improved mode flags at unless told otherwise: the shipped
 /// model's ([`Model::threshold`]; a test holds them equal).
-pub const DEFAULT_THRESHOLD: f64 = 0.38;
+pub const DEFAULT_THRESHOLD: f64 = 0.36;
 
 /// What an improved-mode similarity means and how it was measured, in the
 /// words every report (text, web) prints beside an improved scan: from the
