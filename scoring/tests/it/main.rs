@@ -5,7 +5,9 @@ mod common;
 
 mod bits;
 mod improved;
+mod improved_fit;
 mod improved_handoffs;
+mod improved_model;
 mod improved_order;
 mod improved_scan_path;
 mod improved_timing;
