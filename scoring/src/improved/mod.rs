@@ -43,6 +43,7 @@ pub mod moved;
 pub mod order;
 pub mod signals;
 pub mod timing;
+pub mod verdicts;
 
 pub use context::{crowd_weight, network_of, Context};
 pub use features::{following_ratios, log_odds};

@@ -11,6 +11,7 @@ mod improved_model;
 mod improved_order;
 mod improved_scan_path;
 mod improved_timing;
+mod improved_verdicts;
 mod rescan;
 mod similarity;
 mod triage;

@@ -3,12 +3,13 @@
 //! the held-out family's, beside reference mode on the same seasons; the
 //! mean over families and the worst family. With `--fit FILE`, also fit the
 //! design on every family and write the model file, its provenance holding
-//! the held-out figures.
+//! the held-out figures. With `--verdicts N`, learning from verdicts on the
+//! N highest-scored pairs of a season, scored on the next (`verdicts.rs`).
 //!
 //! ```text
 //! cargo run --release -p detect-sim --example families -- \
 //!     [--seeds 1-10] [--features a,b,...] [--no-timing] [--l2 X] \
-//!     [--cache DIR] [--fit FILE] [--diag FAMILY] [--detail]
+//!     [--cache DIR] [--fit FILE] [--diag FAMILY] [--detail] [--verdicts N]
 //! ```
 //!
 //! `scripts/evaluate` runs it; EVALUATION.md holds its table.
@@ -16,6 +17,7 @@
 mod collect;
 mod detail;
 mod lofo;
+mod verdicts;
 
 use collect::{collect_cached, World};
 use detect_sim::Family;
@@ -29,6 +31,7 @@ struct Args {
     fit: Option<String>,
     diag: Option<String>,
     detail: bool,
+    verdicts: Option<usize>,
 }
 
 fn parse() -> Result<Args, String> {
@@ -44,6 +47,7 @@ fn parse() -> Result<Args, String> {
         fit: None,
         diag: None,
         detail: false,
+        verdicts: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -71,6 +75,10 @@ fn parse() -> Result<Args, String> {
             "--fit" => args.fit = Some(value()?),
             "--diag" => args.diag = Some(value()?),
             "--detail" => args.detail = true,
+            "--verdicts" => {
+                let v = value()?;
+                args.verdicts = Some(v.parse().map_err(|e| format!("--verdicts {v}: {e}"))?);
+            }
             _ => return Err(format!("unknown argument {a}")),
         }
     }
@@ -324,6 +332,17 @@ fn main() {
         detail::breakdown(&held);
         println!();
         detail::calibration(&held);
+    }
+    if let Some(top) = args.verdicts {
+        let outcomes: Vec<verdicts::Outcome> = rows
+            .iter()
+            .map(|r| {
+                let worlds: Vec<&World> = all.iter().filter(|w| w.family == r.family).collect();
+                verdicts::family(&r.model, &worlds, top)
+            })
+            .collect();
+        println!();
+        verdicts::print(&outcomes, top);
     }
     if let Some(path) = &args.fit {
         let m = fit_all(&args, &all, &rows);
