@@ -6,7 +6,7 @@
 //! ([`Model::from_json`]) and writes back ([`Model::to_json`]).
 //!
 //! Every feature has a sign fixed by reasoning ([`Feature::sign`], the
-//! reason beside it in [`FEATURES`]): a model whose weight disagrees with
+//! reason beside it in [`super::features::FEATURES`]): a model whose weight disagrees with
 //! its feature's sign is refused, and [`super::fit::fit`] keeps to them.
 
 use super::fit::logistic;
