@@ -217,7 +217,8 @@ fn write_text_head(
         p.threshold
     )?;
     if p.mode == schema::Mode::Improved {
-        writeln!(out, "{}", scoring::improved::CALIBRATED)?;
+        let model = scoring::improved::Model::shipped();
+        writeln!(out, "{}", scoring::improved::score_words(model))?;
     }
     writeln!(out)?;
     writeln!(out, "  participants      {}", s.participants)?;

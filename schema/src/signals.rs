@@ -90,6 +90,21 @@ pub struct Signals {
     /// follows the other in time (`scoring::improved::timing`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<Timing>,
+    /// Places: the most uncrowded networks the two shared that were in use
+    /// at one time of the season (each from the first day both moved from
+    /// it to the last): home and work, home and a hotel. A home whose
+    /// address was renumbered is one place at a time. Absent (0) in scans
+    /// stored before it.
+    #[serde(default)]
+    pub places: u32,
+    /// Private: the share of `a`'s (resp. `b`'s) moves made from networks
+    /// the other account never moved from this season, in thousandths.
+    /// One person's second account lives where his first does; two people
+    /// each have places of their own. Absent (0) in scans stored before it.
+    #[serde(default)]
+    pub a_private_milli: u32,
+    #[serde(default)]
+    pub b_private_milli: u32,
 }
 
 /// How a hidden account (nearly all its moves from addresses strangers used
@@ -138,6 +153,8 @@ impl Signals {
             b_followed_long_by_chance_milli: self.a_followed_long_by_chance_milli,
             a_first: self.b_first,
             b_first: self.a_first,
+            a_private_milli: self.b_private_milli,
+            b_private_milli: self.a_private_milli,
             timing: self.timing.map(|t| Timing {
                 a_hidden: !t.a_hidden,
                 ..t

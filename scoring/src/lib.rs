@@ -95,12 +95,24 @@ pub fn scan(
 }
 
 /// [`scan`] with the moves' seconds and addresses beside the segments
-/// (required in improved mode, unused in reference mode).
+/// (required in improved mode, unused in reference mode); improved mode
+/// scores with the shipped model ([`improved::Model::shipped`]).
 pub fn scan_with_times(
     segments: &Segments,
     times: Option<&improved::MoveTimes>,
     season: &Season,
     params: &ScanParams,
+) -> Result<ScanResult, ScanError> {
+    scan_with_model(segments, times, season, params, improved::Model::shipped())
+}
+
+/// [`scan_with_times`], improved mode scoring with `model`.
+pub fn scan_with_model(
+    segments: &Segments,
+    times: Option<&improved::MoveTimes>,
+    season: &Season,
+    params: &ScanParams,
+    model: &improved::Model,
 ) -> Result<ScanResult, ScanError> {
     if segments.bucket_seconds != params.bucket_seconds {
         return Err(ScanError::BucketSize {
@@ -115,7 +127,10 @@ pub fn scan_with_times(
         Mode::Reference => reference_scores(segments, season, &pairs),
         Mode::Improved => {
             let times = times.ok_or(ScanError::NoMoveTimes)?;
-            let hidden = improved::timing_pairs(segments, season, times, &members, &pairs);
+            let hidden = match model.timing() {
+                Some(_) => improved::timing_pairs(segments, season, times, &members, &pairs),
+                None => Vec::new(),
+            };
             timing = hidden.len();
             let scored: Vec<(AccountId, AccountId)> = pairs
                 .iter()
@@ -127,12 +142,13 @@ pub fn scan_with_times(
             // reference mode collects its directed pairs.
             let both: Vec<[PairScore; 2]> = pairs
                 .par_iter()
-                .map(|&(x, y)| improved::score_both(&cx, x, y))
-                .chain(
-                    hidden
-                        .par_iter()
-                        .map(|&(h, x, t)| improved::score_timing(&cx, h, x, t)),
-                )
+                .map(|&(x, y)| improved::score_both(&cx, model, x, y))
+                .chain(hidden.par_iter().map(|&(h, x, t)| {
+                    let tm = model
+                        .timing()
+                        .expect("timing pairs only with a timing model");
+                    improved::score_timing(&cx, tm, h, x, t)
+                }))
                 .collect();
             both.into_flattened()
         }

@@ -76,6 +76,23 @@ pub(crate) fn poisson(rng: &mut ChaCha8Rng, mean: f64) -> u32 {
     }
 }
 
+/// A generator of its own for one thing on one day (an office's lunch, a
+/// household's phone address), drawn from the world's `seed`, a `tag` for
+/// the thing's kind, its number and the day: everyone who reads it reads
+/// the same, and the world's own draws are untouched.
+pub(crate) fn sub_rng(seed: u64, tag: u64, item: u64, day: i32) -> ChaCha8Rng {
+    use rand::SeedableRng;
+    // SplitMix64's finaliser over the four numbers.
+    let mut z = seed;
+    for x in [tag, item, day as i64 as u64] {
+        z = (z ^ x).wrapping_add(0x9e37_79b9_7f4a_7c15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+    }
+    ChaCha8Rng::seed_from_u64(z)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

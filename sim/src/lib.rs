@@ -23,6 +23,17 @@
 //! cautious, rarely played puppets), all of whose accounts play in the
 //! league.
 //!
+//! **World families** ([`Family`], `detect simulate --family NAME`): every
+//! habit one of improved mode's signals leans on is a knob of the world
+//! ([`Habits`], each with its range), and each family sets some of them so
+//! that honest people show a habit as strongly as one person does, for
+//! their own reasons (colleagues who play at lunch in one order, couples
+//! who hand over after an hour, students behind a campus network, families
+//! on one phone plan, a sparse site, quick players), or owners lose the
+//! habits read as theirs (careful owners). [`Family::Default`] is the
+//! default world, byte for byte. EVALUATION.md holds each family out in
+//! turn.
+//!
 //! Volume: about `accounts x days x 12` moves ([`MOVES_PER_ACCOUNT_DAY`],
 //! [`WorldConfig::expected_moves`]): 300 x 28 about 100k, 1,200 x 28 about
 //! 400k, 20,000 x 42 about 10M ([`WorldConfig::for_moves`] picks the
@@ -65,4 +76,4 @@ pub use engine::{simulate, simulate_each, simulate_moves, MoveRef};
 pub use eval::{evaluate, Evaluation};
 pub use format::format_utc;
 pub use truth::{FalsePositiveCause, Group, Lookalike, LookalikeKind, Style, Truth, TruthIndex};
-pub use world::{WorldConfig, DEFAULT_START, MOVES_PER_ACCOUNT_DAY};
+pub use world::{Family, Habits, WorldConfig, DEFAULT_START, MOVES_PER_ACCOUNT_DAY};

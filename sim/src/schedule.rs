@@ -7,7 +7,7 @@
 //! a VPN or the phone). A family with one computer takes turns at it in the
 //! evening.
 
-use crate::draw::{exp, pick, poisson};
+use crate::draw::{exp, pick, poisson, sub_rng};
 use crate::world::{host, Job, Person, World};
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -77,10 +77,50 @@ pub(crate) fn household_day(
     if house.together > 0.0 && present.len() > 1 {
         side_by_side(house.together, midnight, &present, begin, rng, out);
     }
+    let habits = &world.cfg.habits;
     if house.shared_computer && present.len() > 1 {
-        turns(house.ip, midnight, free_day, &mut present, rng, out);
+        let fixed = house.fixed_order;
+        turns(
+            habits,
+            house.ip,
+            midnight,
+            free_day,
+            fixed,
+            &mut present,
+            rng,
+            out,
+        );
+    }
+    if house.relay && present.len() > 1 {
+        relay(habits, house.ip, midnight, &present, rng, out);
     }
     merge_by_person(out, begin);
+}
+
+/// Housemates on their own devices who play one after the other every
+/// evening at home, in the order of `present`, each the relay gap after the
+/// one before ([`crate::Habits::evening_relay`]).
+fn relay(
+    h: &crate::Habits,
+    ip: u32,
+    midnight: i64,
+    present: &[u32],
+    rng: &mut ChaCha8Rng,
+    out: &mut Vec<Session>,
+) {
+    let (lo, hi) = h.relay_gap_minutes;
+    let mut t = midnight + (rng.gen_range(19.0..21.0) * 3600.0) as i64;
+    for &m in present {
+        let len = rng.gen_range(15 * 60..40 * 60);
+        out.push(Session {
+            person: m,
+            start: t,
+            end: t + len,
+            ip,
+            device: Device::Home,
+        });
+        t += rng.gen_range(lo as i64 * 60..hi as i64 * 60);
+    }
 }
 
 /// A couple who often play side by side in the evening, each on their own
@@ -112,15 +152,21 @@ fn side_by_side(
 }
 
 /// A family with one computer (on `ip`) takes turns at it in the evening,
-/// and on a free day in the afternoon too.
+/// and on a free day in the afternoon too: in a new order each time, or in
+/// the order of `present` when `fixed`.
+#[allow(clippy::too_many_arguments)]
 fn turns(
+    h: &crate::Habits,
     ip: u32,
     midnight: i64,
     free_day: bool,
+    fixed: bool,
     present: &mut [u32],
     rng: &mut ChaCha8Rng,
     out: &mut Vec<Session>,
 ) {
+    let (turn_lo, turn_hi) = (h.turn_minutes.0 as i64 * 60, h.turn_minutes.1 as i64 * 60);
+    let (gap_lo, gap_hi) = (h.turn_gap_seconds.0 as i64, h.turn_gap_seconds.1 as i64);
     let blocks = if free_day { rng.gen_range(1..3) } else { 1 };
     for b in 0..blocks {
         let hour = if b == 1 {
@@ -129,9 +175,11 @@ fn turns(
             rng.gen_range(18.5..21.5)
         };
         let mut t = midnight + (hour * 3600.0) as i64;
-        present.shuffle(rng);
+        if !fixed {
+            present.shuffle(rng);
+        }
         for &m in present.iter() {
-            let len = rng.gen_range(10 * 60..40 * 60);
+            let len = rng.gen_range(turn_lo..turn_hi);
             out.push(Session {
                 person: m,
                 start: t,
@@ -139,7 +187,7 @@ fn turns(
                 ip,
                 device: Device::Home,
             });
-            t += len + rng.gen_range(0..180);
+            t += len + rng.gen_range(gap_lo..gap_hi);
         }
     }
 }
@@ -191,9 +239,17 @@ fn person_day(
 ) {
     let p = &world.persons[pi as usize];
     // Today's phone address: usually one of the carrier's many, sometimes a
-    // busy gateway shared by many phones.
+    // busy gateway shared by many phones; one for a household on one plan.
+    let plan = world.households[p.household as usize].phone_plan;
     let phone_ip = p.carrier.map(|c| {
         let c = &world.carriers[c as usize];
+        let mut day_rng;
+        let rng = if plan {
+            day_rng = sub_rng(world.cfg.seed, 2, p.household as u64, local_day);
+            &mut day_rng
+        } else {
+            &mut *rng
+        };
         if rng.gen_bool(0.12) {
             pick(rng, &c.hot)
         } else {
@@ -208,15 +264,21 @@ fn person_day(
         phone_ip,
     };
     if let Some(away) = p.absence(local_day) {
-        if rng.gen_bool(0.45) {
+        if !p.home_only && rng.gen_bool(0.45) {
             out.push(day.away_checkin(away.ip, rng));
         }
         return;
+    }
+    if !free_day {
+        out.extend(lunch(world, pi, local_day, midnight));
     }
     let job = if free_day { Job::Free } else { p.job };
     let mean = p.checkins * if free_day { 1.2 } else { 1.0 };
     for _ in 0..poisson(rng, mean) {
         let (hour, place) = checkin_hour(p, job, rng);
+        if p.home_only && place != Place::Home {
+            continue;
+        }
         let long = place == Place::Home && (hour >= 18.0 || job == Job::Free) && rng.gen_bool(0.3);
         let Some((ip, device)) = day.address(place, hour, rng) else {
             continue;
@@ -236,6 +298,49 @@ fn person_day(
             device,
         });
     }
+}
+
+/// Person `pi`'s lunch session on workday `local_day`, if their office plays
+/// at lunch ([`crate::Habits::lunch_offices`]) and they join today. The
+/// office's plan of the day is drawn from its own generator, so every
+/// colleague reads the same: the first in the office's order (two
+/// neighbours swapped now and then) moves at 12:30 to 12:40, the others
+/// the lunch gap after the first, in order; each joins five days in six.
+fn lunch(world: &World, pi: u32, local_day: i32, midnight: i64) -> Option<Session> {
+    let h = &world.cfg.habits;
+    let s = world.persons[pi as usize].site?;
+    let site = &world.sites[s as usize];
+    let mut order = site.lunch.clone()?;
+    let mut rng = sub_rng(world.cfg.seed, 1, s as u64, local_day);
+    if rng.gen_bool(h.lunch_swap) {
+        let i = rng.gen_range(0..order.len() as u32 - 1) as usize;
+        order.swap(i, i + 1);
+    }
+    let (lo, hi) = (
+        h.lunch_gap_minutes.0 as i64 * 60,
+        h.lunch_gap_minutes.1 as i64 * 60,
+    );
+    let mut gaps: Vec<i64> = (0..order.len())
+        .map(|k| if k == 0 { 0 } else { rng.gen_range(lo..hi) })
+        .collect();
+    gaps.sort_unstable();
+    let first = midnight + 12 * 3600 + 1800 + rng.gen_range(0..600);
+    let mut mine = None;
+    for (k, &m) in order.iter().enumerate() {
+        let joins = rng.gen_bool(5.0 / 6.0);
+        let len = rng.gen_range(10 * 60..30 * 60);
+        if m == pi && joins {
+            mine = Some((first + gaps[k], len));
+        }
+    }
+    let (start, len) = mine?;
+    Some(Session {
+        person: pi,
+        start,
+        end: start + len,
+        ip: site.ips[0],
+        device: Device::Work,
+    })
 }
 
 /// One person on one local day.

@@ -161,6 +161,10 @@ pub struct Truth {
     pub start: i64,
     #[serde(default)]
     pub days: u32,
+    /// The world family (`None`: the default world, or a hand-written
+    /// truth).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<crate::Family>,
     /// Every simulated person; may be left empty.
     #[serde(default)]
     pub people: Vec<Person>,

@@ -260,14 +260,15 @@ pub struct BucketsArgs {
 #[derive(Debug, Args, Clone)]
 pub struct ScanOptions {
     /// Flag directed pairs at or above this similarity, 0 to 1 [default: 0.9 in
-    /// reference mode, 0.5 in improved mode].
+    /// reference mode, the model's (0.36) in improved mode].
     #[arg(long, value_name = "SIMILARITY")]
     pub threshold: Option<f64>,
     /// Bucket size in minutes.
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440), value_name = "MINUTES")]
     pub bucket_minutes: u32,
-    /// Which rules score: `improved` (calibrated: a score reads as the share
-    /// of pairs at that score that were one person on simulated seasons) or
+    /// Which rules score: `improved` (a model's probability that the pair is
+    /// one person, over the published score and evidence that held on
+    /// simulated world families it was not fitted on; EVALUATION.md) or
     /// `reference` (the published method, exactly).
     #[arg(long, default_value = crate::pipeline::DEFAULT_MODE.as_str(), value_parser = parse_mode)]
     pub mode: schema::Mode,

@@ -27,22 +27,23 @@ pub fn simulate_into(cfg: &sim::WorldConfig, dir: &Path) -> Result<sim::Truth> {
 }
 
 pub fn run_simulate(args: SimulateArgs) -> Result<()> {
+    let family = sim::WorldConfig::of_family(args.family, args.seed);
     let cfg = sim::WorldConfig {
-        seed: args.seed,
-        accounts: args.accounts,
+        accounts: args.accounts.unwrap_or(family.accounts),
         days: args.days,
-        cliques: args.cliques,
+        cliques: args.cliques.unwrap_or(family.cliques),
         season: args.season,
-        nat_crowd: args.nat_crowd,
-        ..sim::WorldConfig::default()
+        nat_crowd: args.nat_crowd.or(family.nat_crowd),
+        ..family
     };
     let started = Instant::now();
     let truth = simulate_into(&cfg, &args.out)?;
     println!(
-        "wrote {} and {} in {:.1} s: {} accounts over {} days, {} multi-account people, {} honest look-alike groups",
+        "wrote {} and {} in {:.1} s: a {} world of {} accounts over {} days, {} multi-account people, {} honest look-alike groups",
         args.out.join("moves.jsonl").display(),
         args.out.join("truth.json").display(),
         started.elapsed().as_secs_f64(),
+        cfg.family.as_str(),
         cfg.accounts,
         cfg.days,
         truth.groups.len(),

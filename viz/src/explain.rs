@@ -111,7 +111,9 @@ fn write_explanation(
         let signals = ab
             .and_then(|p| p.evidence.signals)
             .or_else(|| ba.and_then(|p| p.evidence.signals).map(|s| s.swapped()));
-        improved_words(out, signals, a, b)?;
+        let reference =
+            |p: Option<&PairScore>| p.map_or(0.5, |p| (p.sum as f64 / p.weight as f64) / 2.0 + 0.5);
+        improved_words(out, signals, (reference(ab), reference(ba)), a, b)?;
     }
     for (x, y, score, sx, sy) in directions {
         let Some(p) = score else { continue };
@@ -143,10 +145,13 @@ fn write_explanation(
     Ok(())
 }
 
-/// Improved mode's signals of the pair (as scored and stored), in words.
+/// Improved mode's signals of the pair (as scored and stored), in words,
+/// and how the model weighed each (`ab`, `ba`: the reference similarity
+/// from each side).
 fn improved_words(
     out: &mut String,
     signals: Option<schema::Signals>,
+    (ab, ba): (f64, f64),
     a: &str,
     b: &str,
 ) -> std::fmt::Result {
@@ -154,15 +159,37 @@ fn improved_words(
     let Some(s) = signals else {
         return Ok(());
     };
+    let model = scoring::improved::Model::shipped();
     writeln!(out)?;
-    writeln!(
-        out,
-        "The similarity is calibrated: on simulated seasons, that share of pairs scoring so were one person."
-    )?;
+    writeln!(out, "{}", scoring::improved::score_words(model))?;
     for line in scoring::improved::describe(&s, a, b) {
         writeln!(out, "  {line}")?;
     }
-    Ok(())
+    if s.timing.is_some() {
+        return Ok(());
+    }
+    let reading = scoring::improved::Reading {
+        ab,
+        ba,
+        signals: &s,
+    };
+    let mut parts = model.contributions(&reading);
+    parts.sort_by(|x, y| y.2.abs().total_cmp(&x.2.abs()));
+    let parts: Vec<String> = parts
+        .iter()
+        .filter(|p| p.2.abs() >= 0.005)
+        .map(|(name, _, c)| format!("{name} {c:+.2}"))
+        .collect();
+    writeln!(
+        out,
+        "  How the model weighed them (log-odds; + toward one person, from {:+.2}): {}.",
+        model.intercept(),
+        if parts.is_empty() {
+            "nothing".to_owned()
+        } else {
+            parts.join(", ")
+        }
+    )
 }
 
 fn direction(

@@ -47,6 +47,8 @@ pub struct Context<'s> {
     crowd: FxHashMap<(i64, IpId), u32>,
     /// The network of each address id (`None`: unknown).
     networks: Vec<Option<u128>>,
+    /// Per address id, whether it is a shared exit ([`shared_exits`]).
+    exits: Vec<bool>,
     /// Per account: where its sightings begin in `segments.ip_days` (one more
     /// entry than accounts, the last the end).
     ip_days_from: Vec<u32>,
@@ -61,8 +63,8 @@ pub struct Context<'s> {
 struct Own {
     /// Buckets moved in and sittings.
     totals: (u32, u32),
-    /// Its own stretches of play, for the first mover.
-    stretches: Vec<(Epoch, Epoch)>,
+    /// Its moves by network, for the private shares.
+    networks: Vec<(u128, u32)>,
     /// Its moved buckets as rows, when it has bit rows.
     moved: Option<MovedRows>,
     /// Its moves by second, indexed for hand-offs.
@@ -96,12 +98,17 @@ impl<'s> Context<'s> {
             wanted[x as usize] = true;
             wanted[y as usize] = true;
         }
-        let ((crowd, networks), (rows, own)) = rayon::join(
-            || rayon::join(|| crowd_of(segments), || networks_of(segments, times)),
+        let (((crowd, exits), networks), (rows, own)) = rayon::join(
+            || {
+                rayon::join(
+                    || (crowd_of(segments), shared_exits(segments, season)),
+                    || networks_of(segments, times),
+                )
+            },
             || {
                 crate::season_rows(segments, season, pairs)
                     .into_par_iter()
-                    .zip(wanted)
+                    .zip(wanted.clone())
                     .enumerate()
                     .map(|(u, (rows, wanted))| {
                         let own =
@@ -120,16 +127,33 @@ impl<'s> Context<'s> {
                     .partition_point(|d| (d.account as usize) < u) as u32,
             );
         }
-        Context {
+        let mut cx = Context {
             segments,
             season,
             times,
             crowd,
             networks,
+            exits,
             ip_days_from,
             rows,
             own,
+        };
+        // The moves by network, once the networks are known.
+        let by_network: Vec<Vec<(u128, u32)>> = wanted
+            .par_iter()
+            .enumerate()
+            .map(|(u, &w)| {
+                if w {
+                    super::signals::network_counts(&cx, cx.moves(u as AccountId))
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        for (o, n) in cx.own.iter_mut().zip(by_network) {
+            o.networks = n;
         }
+        cx
     }
 
     /// The reference scores of `(a, b)` and `(b, a)`, in one pass.
@@ -141,7 +165,7 @@ impl<'s> Context<'s> {
         crate::score_directed_both(self.segments, self.season, &self.rows, a, b)
     }
 
-    /// The in-season moved buckets of `account`; `None` when its segments do
+    /// The in-season moved buckets of `user`; `None` when its segments do
     /// not start on multiples of the bucket size (never from the segmenter).
     pub fn moved(&self, account: AccountId) -> Option<crate::bits::MovedBuckets<'_>> {
         self.rows[account as usize]
@@ -149,7 +173,7 @@ impl<'s> Context<'s> {
             .map(crate::bits::Rows::moved_buckets)
     }
 
-    /// The in-season moved buckets of `account` as bit rows and lists by
+    /// The in-season moved buckets of `user` as bit rows and lists by
     /// address, with the buckets themselves; `None` as for [`Self::moved`].
     pub fn moved_rows(
         &self,
@@ -161,27 +185,28 @@ impl<'s> Context<'s> {
         ))
     }
 
-    /// The in-season segments of `account`.
+    /// The in-season segments of `user`.
     pub fn in_season(&self, account: AccountId) -> &'s [schema::Segment] {
         crate::in_season(&self.segments.by_account[account as usize], self.season)
     }
 
-    /// The moves of `account` in the season, by second.
+    /// The moves of `user` in the season, by second.
     pub fn moves(&self, account: AccountId) -> &'s [(Epoch, IpId)] {
         self.times.in_season(account, self.season)
     }
 
-    /// The moves of `account` in the season, by second, with their index.
+    /// The moves of `user` in the season, by second, with their index.
     pub fn indexed_moves(&self, account: AccountId) -> (&'s [(Epoch, IpId)], &MoveIndex) {
         (self.moves(account), &self.own[account as usize].moves)
     }
 
-    /// The own stretches of play of `account` in the season.
-    pub fn stretches(&self, account: AccountId) -> &[(Epoch, Epoch)] {
-        &self.own[account as usize].stretches
+    /// The moves of `user` in the season by network
+    /// ([`super::signals::network_counts`]).
+    pub fn networks_moved(&self, account: AccountId) -> &[(u128, u32)] {
+        &self.own[account as usize].networks
     }
 
-    /// The buckets `account` moved in and its sittings, in the season.
+    /// The buckets `user` moved in and its sittings, in the season.
     pub fn totals(&self, account: AccountId) -> (u32, u32) {
         self.own[account as usize].totals
     }
@@ -189,6 +214,11 @@ impl<'s> Context<'s> {
     /// The crowd weight of `ip` on `day`.
     pub fn weight(&self, day: i64, ip: IpId) -> f64 {
         crowd_weight(self.crowd.get(&(day, ip)).copied().unwrap_or(1))
+    }
+
+    /// Whether `ip` is a shared exit: many accounts used it this season.
+    pub fn is_exit(&self, ip: IpId) -> bool {
+        self.exits.get(ip as usize).copied().unwrap_or(false)
     }
 
     /// Whether two addresses lie in one network (or are one address).
@@ -208,7 +238,7 @@ impl<'s> Context<'s> {
         }
     }
 
-    /// The (day, address) sightings of `account`, sorted.
+    /// The (day, address) sightings of `user`, sorted.
     pub fn ip_days(&self, account: AccountId) -> &'s [IpDay] {
         let all = &self.segments.ip_days;
         match self
@@ -219,6 +249,30 @@ impl<'s> Context<'s> {
             _ => &[],
         }
     }
+}
+
+/// Per address id, whether it is a shared exit: used by at least
+/// [`super::timing::EXIT_ACCOUNTS`] accounts in the season (a VPN exit,
+/// carrier NAT, a campus; a household has fewer).
+pub fn shared_exits(segments: &Segments, season: &Season) -> Vec<bool> {
+    let mut seen: Vec<(IpId, AccountId)> = segments
+        .ip_days
+        .iter()
+        .filter(|d| crate::day_in_season(d.day, season))
+        .map(|d| (d.ip, d.account))
+        .collect();
+    seen.sort_unstable();
+    seen.dedup();
+    let mut accounts = vec![0usize; segments.ips.len()];
+    for (ip, _) in seen {
+        if let Some(n) = accounts.get_mut(ip as usize) {
+            *n += 1;
+        }
+    }
+    accounts
+        .into_iter()
+        .map(|n| n >= super::timing::EXIT_ACCOUNTS)
+        .collect()
 }
 
 /// Accounts that moved from an address on a day, by `(day, ip)`.
@@ -244,7 +298,7 @@ fn networks_of(segments: &Segments, times: &MoveTimes) -> Vec<Option<u128>> {
         .collect()
 }
 
-/// What the signals read of `account` alone, beside its bit rows.
+/// What the signals read of `user` alone, beside its bit rows.
 fn own(
     segments: &Segments,
     season: &Season,
@@ -264,7 +318,7 @@ fn own(
     let moves = times.in_season(account, season);
     Own {
         totals,
-        stretches: super::order::stretches(moves),
+        networks: Vec::new(),
         moved,
         moves: MoveIndex::new(moves),
     }

@@ -4,18 +4,13 @@
 //! days of buckets: the same hours of the day), of those that land where
 //! the other played. Two evening players follow each other by chance; a
 //! puppet follows its owner's main account more. Read at the sitting
-//! horizon ([`super::signals::SITTING_SECONDS`], two hours) and at a long
-//! one ([`LONG_FOLLOW_SECONDS`]): a careful owner of four or more accounts
-//! plays his last ones hours after his first.
+//! horizon ([`super::signals::SITTING_SECONDS`], two hours).
 //!
 //! This is the definition, on segments. The scan counts the same on bit
 //! rows ([`super::moved`]); a property test checks that they agree.
 
 use super::signals::SITTING_GAP_SECONDS;
 use schema::Segment;
-
-/// The long following horizon.
-pub const LONG_FOLLOW_SECONDS: i64 = 4 * 3600;
 
 /// The days a sitting is moved by to read chance (here and for the timing
 /// pairs, [`super::timing`]).

@@ -1,18 +1,15 @@
-//! The scan's path for one sitting, following and two bodies: the same
-//! counts as [`super::signals::side_near`] and [`super::signals::apart`],
-//! from each account's moved buckets ([`MovedBuckets`], taken from the bit
-//! rows the reference score already built) put once per scan into bit rows
-//! and lists by address ([`MovedRows`]). Most segments are stalls, which
-//! these signals never read, and most of the buckets two accounts moved in
-//! share no address, which one sitting never reads.
+//! The scan's path for following and two bodies: the same counts as
+//! [`super::signals::side_near`] and [`super::signals::apart`], from each
+//! account's moved buckets ([`MovedBuckets`], taken from the bit rows the
+//! reference score already built) put once per scan into bit rows
+//! ([`MovedRows`]). Most segments are stalls, which these signals never
+//! read.
 //!
 //! - **following** is one `popcount` a word: the buckets that begin a
 //!   sitting of `x` against those in which `y` moved at most the horizon
-//!   before (two hours, and four); by chance, the same with `x`'s starts
-//!   moved by whole days, counted per bucket in three bit planes built
-//!   once per account;
-//! - **one sitting** walks, address by address, only the addresses both
-//!   moved from: `x`'s buckets on one against `y`'s within the horizon;
+//!   (two hours) before; by chance, the same with `x`'s starts moved by
+//!   whole days, counted per bucket in three bit planes built once per
+//!   account;
 //! - **two bodies** looks up addresses only in the buckets both moved in
 //!   (one `and` a word).
 //!
@@ -21,13 +18,13 @@
 //! `scoring/tests/it/improved.rs` checks that the scan's path agrees with them.
 
 use super::context::Context;
-use super::following::{day_in_buckets, milli, LONG_FOLLOW_SECONDS, SHIFT_DAYS};
+use super::following::{day_in_buckets, milli, SHIFT_DAYS};
 use super::signals::{Side, SITTING_GAP_SECONDS, SITTING_SECONDS};
 use crate::bits::MovedBuckets;
-use schema::{day_of, IpId};
+use schema::IpId;
 
 /// One account's moved buckets as bit rows over absolute bucket numbers
-/// (`bucket / B`, 64 a word), and their indexes grouped by address.
+/// (`bucket / B`, 64 a word).
 #[derive(Debug, Clone, Default)]
 pub struct MovedRows {
     /// The word number of the rows' first word.
@@ -39,8 +36,6 @@ pub struct MovedRows {
     starts: Vec<u64>,
     /// A move in the bucket or in the horizon before it.
     after: Reach,
-    /// The same at the long following horizon.
-    after_long: Reach,
     /// Moved buckets in the words before each word.
     rank: Vec<u32>,
     /// The buckets that begin a sitting, ascending (as in `starts`).
@@ -50,15 +45,8 @@ pub struct MovedRows {
     /// `shifted_first`.
     shifted: [Vec<u64>; 3],
     shifted_first: i64,
-    /// The addresses moved from, ascending; the moved buckets (indexes,
-    /// ascending) of `ips[i]` are `by_ip[ip_from[i]..ip_from[i + 1]]`.
-    ips: Vec<IpId>,
-    ip_from: Vec<u32>,
-    by_ip: Vec<u32>,
 }
 
-/// The sitting horizon and the sitting gap in buckets: "within s seconds"
-/// is "within s / B buckets", rounded down (buckets are multiples of B).
 /// Sorted `(address, item)` pairs as groups: the addresses, where each
 /// address's items begin in the third list (one more entry than addresses,
 /// the last the end), and the items, so that the items of `ips[i]` are
@@ -113,6 +101,8 @@ impl Reach {
     }
 }
 
+/// The sitting horizon and the sitting gap in buckets: "within s seconds"
+/// is "within s / B buckets", rounded down (buckets are multiples of B).
 fn reach(bs: i64) -> (i64, i64) {
     (
         SITTING_SECONDS.max(bs) / bs,
@@ -125,20 +115,15 @@ impl MovedRows {
     pub fn new(m: MovedBuckets<'_>, bs: i64) -> Self {
         let (horizon, gap) = reach(bs);
         let (Some(&lo), Some(&hi)) = (m.at.first(), m.at.last()) else {
-            return MovedRows {
-                ip_from: vec![0],
-                ..MovedRows::default()
-            };
+            return MovedRows::default();
         };
-        let long = LONG_FOLLOW_SECONDS.max(bs) / bs;
         let first = lo.div_euclid(64);
-        let words = ((hi + horizon.max(long)).div_euclid(64) - first + 1) as usize;
+        let words = ((hi + horizon).div_euclid(64) - first + 1) as usize;
         let mut rows = MovedRows {
             first,
             moved: vec![0; words],
             starts: vec![0; words],
             after: Reach::new(m.at, first, words, horizon),
-            after_long: Reach::new(m.at, first, words, long),
             ..MovedRows::default()
         };
         let base = first * 64;
@@ -161,17 +146,7 @@ impl MovedRows {
                 r
             })
             .collect();
-        rows.group_by_address(m);
         rows
-    }
-
-    fn group_by_address(&mut self, m: MovedBuckets<'_>) {
-        let mut pairs: Vec<(IpId, u32)> = (0..m.len())
-            .flat_map(|i| m.ips(i).iter().map(move |&ip| (ip, i as u32)))
-            .collect();
-        pairs.sort_unstable();
-        pairs.dedup();
-        (self.ips, self.ip_from, self.by_ip) = groups(&pairs);
     }
 
     /// The buckets that begin a sitting.
@@ -203,21 +178,8 @@ impl MovedRows {
         }
     }
 
-    fn reach(&self, long: bool) -> &Reach {
-        if long {
-            &self.after_long
-        } else {
-            &self.after
-        }
-    }
-
     fn end(&self) -> i64 {
         self.first + self.moved.len() as i64
-    }
-
-    /// The moved buckets (indexes) of the `i`-th address.
-    fn group(&self, i: usize) -> &[u32] {
-        &self.by_ip[self.ip_from[i] as usize..self.ip_from[i + 1] as usize]
     }
 
     /// The index of the moved bucket at bit `bit` of word `w` (absolute).
@@ -235,29 +197,25 @@ fn overlap(x: &MovedRows, y: &MovedRows) -> Option<(i64, i64)> {
 
 /// [`super::signals::side_near`] of `x` against `y` on their rows.
 pub fn side_near(
-    cx: &Context<'_>,
-    (x, xm): (&MovedRows, MovedBuckets<'_>),
-    (y, ym): (&MovedRows, MovedBuckets<'_>),
+    (x, _): (&MovedRows, MovedBuckets<'_>),
+    (y, _): (&MovedRows, MovedBuckets<'_>),
     bs: i64,
 ) -> Side {
     Side {
-        accompanied: accompanied(cx, (x, xm), (y, ym), bs),
-        followed: followed(x, y, false),
-        followed_by_chance_milli: followed_by_chance(x, y, false, day_in_buckets(bs)),
-        followed_long: followed(x, y, true),
-        followed_long_by_chance_milli: followed_by_chance(x, y, true, day_in_buckets(bs)),
+        followed: followed(x, y),
+        followed_by_chance_milli: followed_by_chance(x, y, day_in_buckets(bs)),
         ..Side::default()
     }
 }
 
-/// Sittings of `x` that begin at most the horizon (the long one when
-/// `long`) after a move of `y`, or in the bucket of one.
-fn followed(x: &MovedRows, y: &MovedRows, long: bool) -> u32 {
+/// Sittings of `x` that begin at most the horizon after a move of `y`, or
+/// in the bucket of one.
+fn followed(x: &MovedRows, y: &MovedRows) -> u32 {
     let Some((lo, hi)) = overlap(x, y) else {
         return 0;
     };
     let starts = &x.starts[(lo - x.first) as usize..(hi - x.first) as usize];
-    let after = &y.reach(long).bits[(lo - y.first) as usize..(hi - y.first) as usize];
+    let after = &y.after.bits[(lo - y.first) as usize..(hi - y.first) as usize];
     starts
         .iter()
         .zip(after)
@@ -267,11 +225,11 @@ fn followed(x: &MovedRows, y: &MovedRows, long: bool) -> u32 {
 
 /// [`super::following::Following::by_chance_milli`] on rows: `x`'s
 /// sitting starts moved by whole days of `day` buckets (`shifted`, counted
-/// per bucket in three bit planes) against the reach (the long one when
-/// `long`) of `y`'s moves, a word at a time. The reach lies within its
-/// span, so the starts that land outside it meet no bit there.
-fn followed_by_chance(x: &MovedRows, y: &MovedRows, long: bool, day: i64) -> u32 {
-    let after = y.reach(long);
+/// per bucket in three bit planes) against the reach of `y`'s moves, a
+/// word at a time. The reach lies within its span, so the starts that land
+/// outside it meet no bit there.
+fn followed_by_chance(x: &MovedRows, y: &MovedRows, day: i64) -> u32 {
+    let after = &y.after;
     let Some((lo, hi)) = after.span else {
         return milli(0, 0);
     };
@@ -300,60 +258,6 @@ fn followed_by_chance(x: &MovedRows, y: &MovedRows, long: bool, day: i64) -> u32
         }
     }
     milli(k, n as u32)
-}
-
-/// One sitting of `x`: over its moved buckets in time order, the best
-/// crowd weight of an address `y` moved from within the horizon.
-fn accompanied(
-    cx: &Context<'_>,
-    (x, xm): (&MovedRows, MovedBuckets<'_>),
-    (y, ym): (&MovedRows, MovedBuckets<'_>),
-    bs: i64,
-) -> f64 {
-    let (horizon, _) = reach(bs);
-    // (bucket index, weight) of each bucket and address that counts.
-    let mut hits: Vec<(u32, f64)> = Vec::new();
-    let mut addresses = 0;
-    let (mut i, mut j) = (0usize, 0usize);
-    while i < x.ips.len() && j < y.ips.len() {
-        match x.ips[i].cmp(&y.ips[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                let (ip, before) = (x.ips[i], hits.len());
-                let theirs = y.group(j);
-                let mut q = 0usize;
-                for &b in x.group(i) {
-                    let k = xm.at[b as usize];
-                    while q < theirs.len() && ym.at[theirs[q] as usize] < k - horizon {
-                        q += 1;
-                    }
-                    if q < theirs.len() && ym.at[theirs[q] as usize] <= k + horizon {
-                        hits.push((b, cx.weight(day_of(k * bs), ip)));
-                    }
-                }
-                addresses += usize::from(hits.len() > before);
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    if addresses > 1 {
-        hits.sort_unstable_by_key(|h| h.0);
-    }
-    // The walk adds each bucket's best weight in time order (0 adds
-    // nothing): so does this.
-    let mut total = 0.0f64;
-    let mut n = 0;
-    while n < hits.len() {
-        let (b, mut best) = (hits[n].0, 0.0f64);
-        while n < hits.len() && hits[n].0 == b {
-            best = best.max(hits[n].1);
-            n += 1;
-        }
-        total += best;
-    }
-    total
 }
 
 /// [`super::signals::apart`] on rows: buckets in which both moved and no

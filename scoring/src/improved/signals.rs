@@ -1,18 +1,18 @@
-//! The signals of one unordered pair: one sitting, two bodies, co-travel
-//! and crowded addresses (see [`schema::Signals`]).
+//! The signals of one unordered pair: following, two bodies, co-travel,
+//! places, private networks and crowded addresses (see
+//! [`schema::Signals`]).
 
 use super::context::Context;
-use super::following::{following, LONG_FOLLOW_SECONDS};
+use super::following::following;
 use super::handoffs::{handoffs, Handoffs};
-use super::order::{first_movers, first_movers_by_stretches};
-use schema::{day_of, AccountId, Epoch, IpDay, IpId, Segment, Signals};
+use schema::{AccountId, Epoch, IpDay, IpId, Segment, Signals};
 
 /// One account's moves by second: (time, address), sorted.
 pub type Moves<'s> = &'s [(Epoch, IpId)];
 
-/// The sitting horizon: two accounts moving within this many seconds of each
-/// other from one address are one sitting (a careful owner spaces his
-/// accounts 30 to 90 minutes apart).
+/// The sitting horizon: a sitting of one account that begins within this
+/// many seconds after a move of the other follows it (a careful owner
+/// spaces his accounts 30 to 90 minutes apart).
 pub const SITTING_SECONDS: i64 = 2 * 3600;
 
 /// An address-day counts as crowded below this crowd weight.
@@ -29,12 +29,12 @@ pub fn signals(
     let bs = cx.segments.bucket_seconds;
     combine(
         cx,
-        side(cx, a, b, bs),
-        side(cx, b, a, bs),
+        side(a, b, bs),
+        side(b, a, bs),
         apart(cx, a, b),
         (a_days, b_days),
         handoffs(cx, a_moves, b_moves),
-        first_movers(a_moves, b_moves),
+        private_shares(&network_counts(cx, a_moves), &network_counts(cx, b_moves)),
     )
 }
 
@@ -54,17 +54,13 @@ pub fn signals_of_accounts(cx: &Context<'_>, x: AccountId, y: AccountId) -> Sign
     // from the segmenter), else on the segments.
     let (near_x, near_y, apart_xy) = match (cx.moved_rows(x), cx.moved_rows(y)) {
         (Some(p), Some(q)) => (
-            super::moved::side_near(cx, p, q, bs),
-            super::moved::side_near(cx, q, p, bs),
+            super::moved::side_near(p, q, bs),
+            super::moved::side_near(q, p, bs),
             super::moved::apart(cx, p, q),
         ),
         _ => {
             let (a, b) = (cx.in_season(x), cx.in_season(y));
-            (
-                side_near(cx, a, b, bs),
-                side_near(cx, b, a, bs),
-                apart(cx, a, b),
-            )
+            (side_near(a, b, bs), side_near(b, a, bs), apart(cx, a, b))
         }
     };
     combine(
@@ -74,7 +70,7 @@ pub fn signals_of_accounts(cx: &Context<'_>, x: AccountId, y: AccountId) -> Sign
         apart_xy,
         (cx.ip_days(x), cx.ip_days(y)),
         super::handoffs::handoffs_indexed(cx, cx.indexed_moves(x), cx.indexed_moves(y)),
-        first_movers_by_stretches(cx.stretches(x), cx.stretches(y)),
+        private_shares(cx.networks_moved(x), cx.networks_moved(y)),
     )
 }
 
@@ -85,9 +81,9 @@ fn combine(
     apart: u32,
     (a_days, b_days): (&[IpDay], &[IpDay]),
     h: Handoffs,
-    (a_first, b_first): (u32, u32),
+    (a_private_milli, b_private_milli): (u32, u32),
 ) -> Signals {
-    let (shared_ip_days, crowded_ip_days, networks) = shared_days(cx, a_days, b_days);
+    let shared = shared_days(cx, a_days, b_days);
     Signals {
         a_sittings: x.sittings,
         a_followed: x.followed,
@@ -95,61 +91,49 @@ fn combine(
         b_followed: y.followed,
         a_followed_by_chance_milli: x.followed_by_chance_milli,
         b_followed_by_chance_milli: y.followed_by_chance_milli,
-        a_followed_long: x.followed_long,
-        b_followed_long: y.followed_long,
-        a_followed_long_by_chance_milli: x.followed_long_by_chance_milli,
-        b_followed_long_by_chance_milli: y.followed_long_by_chance_milli,
         a_buckets: x.buckets,
         b_buckets: y.buckets,
-        a_accompanied_milli: (x.accompanied * 1000.0).round() as u32,
-        b_accompanied_milli: (y.accompanied * 1000.0).round() as u32,
         apart,
-        networks,
-        shared_ip_days,
-        crowded_ip_days,
+        networks: shared.networks,
+        places: shared.places,
+        shared_ip_days: shared.ip_days,
+        crowded_ip_days: shared.crowded,
         close: h.close,
         switches: h.switches,
         quick: h.quick,
         turns: h.turns,
         spaced: h.spaced,
         returns: h.returns,
-        a_first,
-        b_first,
-        timing: None,
+        a_private_milli,
+        b_private_milli,
+        ..Signals::default()
     }
 }
 
-/// One account's side of the pair: one sitting and following, seen from
-/// `x`, in one pass over its segments.
+/// One account's side of the pair: its buckets and sittings, and
+/// following, seen from `x`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Side {
     /// Buckets `x` moved in.
     pub buckets: u32,
-    /// One sitting: the sum over those buckets of the best crowd weight of
-    /// an address `y` also moved from within [`SITTING_SECONDS`].
-    pub accompanied: f64,
     /// `x`'s sittings, and how many began within [`SITTING_SECONDS`] after
     /// a move of `y` (or in the bucket of one), from any address.
     pub sittings: u32,
     pub followed: u32,
     /// Following by chance ([`super::following`]), in thousandths.
     pub followed_by_chance_milli: u32,
-    /// Following at the long horizon ([`LONG_FOLLOW_SECONDS`]), and by
-    /// chance, in thousandths.
-    pub followed_long: u32,
-    pub followed_long_by_chance_milli: u32,
 }
 
 /// A new sitting begins after this long without a move.
 pub const SITTING_GAP_SECONDS: i64 = 3600;
 
 /// [`Side`] of `x` against `y`.
-pub fn side(cx: &Context<'_>, x: &[Segment], y: &[Segment], bs: i64) -> Side {
+pub fn side(x: &[Segment], y: &[Segment], bs: i64) -> Side {
     let (buckets, sittings) = totals(x, bs);
     Side {
         buckets,
         sittings,
-        ..side_near(cx, x, y, bs)
+        ..side_near(x, y, bs)
     }
 }
 
@@ -168,50 +152,15 @@ pub fn totals(x: &[Segment], bs: i64) -> (u32, u32) {
     (buckets, sittings)
 }
 
-/// The parts of [`Side`] that read `y` (the counts are left 0):
-/// `accompanied` visits only `x`'s buckets within [`SITTING_SECONDS`] of
-/// one of `y`'s, jumping over the rest; following, at both horizons and
-/// by chance, is [`following`]'s.
-pub fn side_near(cx: &Context<'_>, x: &[Segment], y: &[Segment], bs: i64) -> Side {
-    let horizon = SITTING_SECONDS.max(bs);
-    let reach = 2 * (horizon / bs) as usize + 1;
-    let mut out = Side::default();
-    let (mut i, mut lo) = (0usize, 0usize);
-    while i < x.len() {
-        let s = &x[i];
-        while lo < y.len() && y[lo].bucket < s.bucket - horizon {
-            lo += 1;
-        }
-        let Some(first) = y.get(lo) else { break };
-        if first.bucket > s.bucket + horizon {
-            let target = first.bucket - horizon;
-            i += x[i..].partition_point(|t| t.bucket < target);
-            continue;
-        }
-        i += 1;
-        if s.moves.is_empty() {
-            continue;
-        }
-        let near = &y[lo..y.len().min(lo + reach)];
-        let mut best = 0.0f64;
-        for &(ip, _) in &s.moves {
-            let shared = near
-                .iter()
-                .take_while(|t| t.bucket <= s.bucket + horizon)
-                .any(|t| t.moves.iter().any(|&(theirs, _)| theirs == ip));
-            if shared {
-                best = best.max(cx.weight(day_of(s.bucket), ip));
-            }
-        }
-        out.accompanied += best;
+/// The parts of [`Side`] that read `y` (the counts are left 0): following
+/// and following by chance ([`following`]).
+pub fn side_near(x: &[Segment], y: &[Segment], bs: i64) -> Side {
+    let f = following(x, y, bs, SITTING_SECONDS);
+    Side {
+        followed: f.followed,
+        followed_by_chance_milli: f.by_chance_milli,
+        ..Side::default()
     }
-    let short = following(x, y, bs, SITTING_SECONDS);
-    out.followed = short.followed;
-    out.followed_by_chance_milli = short.by_chance_milli;
-    let long = following(x, y, bs, LONG_FOLLOW_SECONDS);
-    out.followed_long = long.followed;
-    out.followed_long_by_chance_milli = long.by_chance_milli;
-    out
 }
 
 /// Two bodies: buckets in which both moved and no address of one lies in a
@@ -244,13 +193,24 @@ pub fn apart(cx: &Context<'_>, x: &[Segment], y: &[Segment]) -> u32 {
     n
 }
 
-/// Co-travel and crowding: the (day, address) sightings both accounts share,
-/// how many of them were crowded, and the distinct networks among the
-/// uncrowded ones.
-pub fn shared_days(cx: &Context<'_>, x: &[IpDay], y: &[IpDay]) -> (u32, u32, u32) {
+/// What two accounts' shared (day, address) sightings say: how many, how
+/// many of them crowded, the distinct uncrowded networks among the others
+/// (co-travel), and the most of those networks in use at one time
+/// (places). Shared exits ([`Context::is_exit`]: VPN exits, a campus) are
+/// places of many and count in neither.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Shared {
+    pub ip_days: u32,
+    pub crowded: u32,
+    pub networks: u32,
+    pub places: u32,
+}
+
+/// [`Shared`] of the sightings `x` and `y` (each sorted).
+pub fn shared_days(cx: &Context<'_>, x: &[IpDay], y: &[IpDay]) -> Shared {
     let (mut i, mut j) = (0usize, 0usize);
-    let (mut shared, mut crowded) = (0u32, 0u32);
-    let mut nets = Distinct::default();
+    let mut out = Shared::default();
+    let mut spans = Spans::default();
     while i < x.len() && j < y.len() {
         let (p, q) = ((x[i].day, x[i].ip), (y[j].day, y[j].ip));
         match p.cmp(&q) {
@@ -261,50 +221,87 @@ pub fn shared_days(cx: &Context<'_>, x: &[IpDay], y: &[IpDay]) -> (u32, u32, u32
                 j += 1;
             }
             std::cmp::Ordering::Equal => {
-                shared += 1;
+                out.ip_days += 1;
                 if cx.weight(p.0, p.1) < CROWDED_BELOW {
-                    crowded += 1;
-                } else {
-                    nets.push(cx.network_key(p.1));
+                    out.crowded += 1;
+                } else if !cx.is_exit(p.1) {
+                    spans.push(cx.network_key(p.1), p.0);
                 }
                 i += 1;
                 j += 1;
             }
         }
     }
-    (shared, crowded, nets.count())
+    (out.networks, out.places) = spans.count();
+    out
 }
 
-/// Counts distinct keys: the first few on the stack (a pair shares few
-/// networks), the rest in a list sorted at the end.
+/// Each network's span of days, from its first shared day to its last.
 #[derive(Default)]
-struct Distinct {
-    few: [u128; 8],
-    len: usize,
-    more: Vec<u128>,
+struct Spans(Vec<(u128, i64, i64)>);
+
+impl Spans {
+    fn push(&mut self, key: u128, day: i64) {
+        match self.0.iter_mut().find(|s| s.0 == key) {
+            Some(s) => {
+                s.1 = s.1.min(day);
+                s.2 = s.2.max(day);
+            }
+            None => self.0.push((key, day, day)),
+        }
+    }
+
+    /// The distinct networks, and the most whose spans hold one day (the
+    /// first day of one of them: the most overlapping spans always do).
+    fn count(&self) -> (u32, u32) {
+        let places = self
+            .0
+            .iter()
+            .map(|&(_, from, _)| self.0.iter().filter(|s| s.1 <= from && from <= s.2).count())
+            .max()
+            .unwrap_or(0);
+        (self.0.len() as u32, places as u32)
+    }
 }
 
-impl Distinct {
-    fn push(&mut self, key: u128) {
-        if self.few[..self.len].contains(&key) {
-            return;
-        }
-        match self.few.get_mut(self.len) {
-            Some(slot) => {
-                *slot = key;
-                self.len += 1;
-            }
-            None => self.more.push(key),
+/// One account's moves by network ([`Context::network_key`]): (network,
+/// moves), sorted by network.
+pub fn network_counts(cx: &Context<'_>, moves: Moves<'_>) -> Vec<(u128, u32)> {
+    let mut keys: Vec<u128> = moves.iter().map(|m| cx.network_key(m.1)).collect();
+    keys.sort_unstable();
+    let mut out: Vec<(u128, u32)> = Vec::new();
+    for k in keys {
+        match out.last_mut() {
+            Some(last) if last.0 == k => last.1 += 1,
+            _ => out.push((k, 1)),
         }
     }
+    out
+}
 
-    fn count(mut self) -> u32 {
-        if self.more.is_empty() {
-            return self.len as u32;
+/// Private shares: of each account's moves, the share made from networks
+/// the other never moved from, in thousandths (0 for an account without
+/// moves).
+pub fn private_shares(a: &[(u128, u32)], b: &[(u128, u32)]) -> (u32, u32) {
+    let (mut shared_a, mut shared_b) = (0u64, 0u64);
+    let (mut i, mut j) = (0usize, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared_a += a[i].1 as u64;
+                shared_b += b[j].1 as u64;
+                i += 1;
+                j += 1;
+            }
         }
-        self.more.extend_from_slice(&self.few);
-        self.more.sort_unstable();
-        self.more.dedup();
-        self.more.len() as u32
     }
+    let milli = |shared: u64, list: &[(u128, u32)]| {
+        let total: u64 = list.iter().map(|x| x.1 as u64).sum();
+        ((total - shared) * 1000 + total / 2)
+            .checked_div(total)
+            .unwrap_or(0) as u32
+    };
+    (milli(shared_a, a), milli(shared_b, b))
 }

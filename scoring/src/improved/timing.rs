@@ -19,23 +19,25 @@
 //!   the other account opened; by chance, the same on the shifted days.
 //!
 //! Each becomes a log-likelihood ratio ([`llr`]: the observed share against
-//! the share by chance, signed), and [`TIME_MODEL`] maps the two to the
+//! the share by chance, signed), and the model's [`TimeModel`] maps the two to the
 //! probability of one person. A pair is kept, and so becomes a candidate
 //! pair, when at least half the hidden account's sittings follow the other,
 //! following is above chance by [`FOLLOW_FROM`] and the two ratios add up
 //! to [`KEEP_FROM`] or more.
 //!
 //! This module does not score pairs that shared an address: those are the
-//! ordinary candidate pairs, scored by [`super::MODEL`].
+//! ordinary candidate pairs, scored by the model's features.
 
 use super::following::milli;
 pub use super::following::SHIFT_DAYS;
 use super::handoffs::MoveTimes;
+use super::model::Sign;
 use super::order::{first_movers_by_stretches, stretches};
 use super::signals::SITTING_SECONDS;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use schema::{AccountId, Epoch, IpDay, IpId, Season, Segments, Signals, Timing};
+use serde::{Deserialize, Serialize};
 
 /// An address used by at least this many accounts over the season is a
 /// shared exit (a household has fewer; a VPN exit, carrier NAT or a campus
@@ -56,21 +58,29 @@ pub const KEEP_FROM: f64 = 4.0;
 /// their first movers are not counted: most pairs stop here).
 pub const FOLLOW_FROM: f64 = 1.0;
 
-/// A logistic model over [`features`].
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// The logistic model timing pairs are scored with, over [`features`]:
+/// part of improved mode's [`super::model::Model`] (its `timing`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct TimeModel {
     pub intercept: f64,
     pub weights: [f64; 3],
 }
 
-/// The model timing pairs are scored with, fit by
-/// `scripts/evaluate.d/fit_timing.py` on the timing pairs of `detect
-/// simulate` seeds 1 to 10 and 31 to 60 (timing pairs are rare, about one
-/// true pair a season; seeds 11 to 30 are held out, see EVALUATION.md).
-pub const TIME_MODEL: TimeModel = TimeModel {
-    intercept: -5.884,
-    weights: [0.410, 0.463, -1.484],
-};
+/// The sign of each timing weight, and why.
+pub const TIME_SIGNS: [(Sign, &str); 3] = [
+    (
+        Sign::Positive,
+        "the hidden account's sittings follow the other's moves more often than on other days at the same hours",
+    ),
+    (
+        Sign::Positive,
+        "the other account opens the stretches both play in more often than on other days",
+    ),
+    (
+        Sign::Negative,
+        "moves of both within seconds of each other take two bodies",
+    ),
+];
 
 impl TimeModel {
     /// The probability of one person from a timing pair's signals (0 for a
@@ -80,12 +90,7 @@ impl TimeModel {
             return 0.0;
         };
         let z = self.intercept + self.weights.iter().zip(x).map(|(w, v)| w * v).sum::<f64>();
-        let p = 1.0 / (1.0 + (-z).exp());
-        if p.is_nan() {
-            0.0
-        } else {
-            p.clamp(0.0, 1.0)
-        }
+        super::fit::logistic(z)
     }
 }
 
@@ -287,28 +292,13 @@ impl<'s> Scope<'s> {
     }
 }
 
-/// Per address id, whether it is a shared exit: used by at least
-/// [`EXIT_ACCOUNTS`] accounts in the season.
+/// Per address id, whether it is a shared exit
+/// ([`super::context::shared_exits`]).
 fn shared_exits(cx: &Scope<'_>) -> Vec<bool> {
-    let mut seen: Vec<(IpId, AccountId)> = cx
-        .segments
-        .ip_days
-        .iter()
-        .filter(|d| crate::day_in_season(d.day, cx.season))
-        .map(|d| (d.ip, d.account))
-        .collect();
-    seen.sort_unstable();
-    seen.dedup();
-    let mut accounts = vec![0usize; cx.segments.ips.len()];
-    for (ip, _) in seen {
-        if let Some(n) = accounts.get_mut(ip as usize) {
-            *n += 1;
-        }
-    }
-    accounts.into_iter().map(|n| n >= EXIT_ACCOUNTS).collect()
+    super::context::shared_exits(cx.segments, cx.season)
 }
 
-/// Whether `account` is hidden: at least [`HIDDEN_SHARE`] of its in-season
+/// Whether `user` is hidden: at least [`HIDDEN_SHARE`] of its in-season
 /// sightings are on shared exits.
 fn is_hidden(cx: &Scope<'_>, exits: &[bool], account: AccountId) -> bool {
     let (mut all, mut shared) = (0u32, 0u32);

@@ -8,7 +8,7 @@
 //! `h:0`, a hashed address whose network is unknown. Buckets are 30
 //! minutes, days are 48 buckets.
 
-use detect_scoring::improved::{self, signals, Context, MoveTimes, MODEL};
+use detect_scoring::improved::{self, signals, Context, Model, MoveTimes};
 use proptest::prelude::*;
 use schema::{Season, Segments, Signals};
 
@@ -46,67 +46,46 @@ fn signals_of(a: &str, b: &str, crowd: u32) -> Signals {
     )
 }
 
-/// Each row: a's timeline, b's timeline, extra accounts on IP 1 in bucket
-/// 0, the expected (a_buckets, a_accompanied_milli, b_buckets,
-/// b_accompanied_milli), and why.
-type SittingRow<'a> = (&'a str, &'a str, u32, (u32, u32, u32, u32), &'a str);
+/// a's timeline, b's timeline, expected (a_private_milli,
+/// b_private_milli), why.
+type PrivateRow<'a> = (&'a str, &'a str, (u32, u32), &'a str);
 
 #[test]
-fn one_sitting_looks_two_hours_either_way_from_the_same_address() {
-    let rows: &[SittingRow] = &[
+fn private_shares_count_moves_from_networks_the_other_never_used() {
+    let rows: &[PrivateRow] = &[
+        ("M1 M1", "M1", (0, 0), "one network, both"),
         (
-            "M1 . . . . . . . . . M1",
-            ". . . M1 . . . . . . . . . . . . M1",
-            0,
-            (2, 1000, 2, 1000),
-            "k0 and k3 are 90 minutes apart: one sitting; k10 and k16 have no partner within 4 buckets",
+            "M1 M1 M11 M11",
+            "M2",
+            (500, 0),
+            "IPs 1 and 2 are one network; half of a's moves are from IP 11, which b never used",
         ),
         (
-            "M1 . . . . M1",
-            ". . . . M1",
-            0,
-            (2, 2000, 1, 1000),
-            "exactly two hours apart still counts, and one move can accompany two",
+            "M1 . . . . . . . . . . . M11",
+            ". . . . . . M21 M11",
+            (500, 500),
+            "on another day, not at once, still: a's IP 1 and b's IP 21 are each their own",
         ),
         (
-            "M1 . . . . .",
-            ". . . . . M1",
-            0,
-            (1, 0, 1, 0),
-            "two and a half hours apart: two sittings",
+            "M0 M1",
+            "M0",
+            (500, 0),
+            "a hashed address is a network of its own",
         ),
         (
-            "M1 M1",
-            "M2 M2",
-            0,
-            (2, 0, 2, 0),
-            "the same network is not the same address",
-        ),
-        (
-            "M1 .",
-            ". M1",
-            11,
-            (1, 417, 1, 417),
-            "13 accounts on IP 1 that day: weight (18 - 13) / 12",
-        ),
-        (
+            "S S",
             "M1",
-            "M1",
-            20,
-            (1, 0, 1, 0),
-            "22 accounts on IP 1 that day: it counts for nothing",
+            (0, 1000),
+            "a never moved: no private share, and every move of b's is from a network a never used",
         ),
-        ("S S", "M1 M1", 0, (0, 0, 2, 0), "stalls are not moves"),
     ];
-    for &(a, b, crowd, want, why) in rows {
-        let s = signals_of(a, b, crowd);
-        let got = (
-            s.a_buckets,
-            s.a_accompanied_milli,
-            s.b_buckets,
-            s.b_accompanied_milli,
+    for &(a, b, want, why) in rows {
+        let s = signals_of(a, b, 0);
+        assert_eq!(
+            (s.a_private_milli, s.b_private_milli),
+            want,
+            "{why}: a = {a:?}, b = {b:?}"
         );
-        assert_eq!(got, want, "{why}: a = {a:?}, b = {b:?}");
     }
 }
 
@@ -256,63 +235,12 @@ fn following_by_chance_moves_sittings_by_whole_days() {
     }
 }
 
-/// a's moves, b's moves, expected (a_followed_long,
-/// a_followed_long_by_chance_milli, b_followed_long,
-/// b_followed_long_by_chance_milli), why.
-type LongRow<'a> = (
-    &'a [(usize, &'a str)],
-    &'a [(usize, &'a str)],
-    (u32, u32, u32, u32),
-    &'a str,
-);
+/// a, b, extra accounts on IP 1, expected (shared, crowded, networks,
+/// places), why.
+type TravelRow<'a> = (String, String, u32, (u32, u32, u32, u32), &'a str);
 
 #[test]
-fn long_following_reads_four_hours_after_the_other() {
-    let rows: &[LongRow] = &[
-        (
-            &[(6, "M1")],
-            &[(0, "M2")],
-            (1, 500, 0, 500),
-            "three hours after b: beyond two hours, within four (b has no sitting after a's \
-             moves); moved a day, a's sitting lands nowhere b played",
-        ),
-        (
-            &[(9, "M1")],
-            &[(0, "M2")],
-            (0, 500, 0, 500),
-            "four and a half hours after b is a sitting of its own",
-        ),
-        (
-            &[(6, "M1"), (54, "M1"), (102, "M1")],
-            &[(0, "M2"), (48, "M2"), (120, "M2")],
-            (2, 667, 0, 0),
-            "a three hours after b on days 0 and 1, not on day 2 (b played after a that \
-             day); a's sittings moved land six times in b's play and four of them after a \
-             move of b (days 0 and 1 moved to each other, day 2 moved to both); b's moved \
-             land five times in a's play, never after a's moves",
-        ),
-    ];
-    for &(a, b, want, why) in rows {
-        let (a, b) = (spread(150, a), spread(150, b));
-        let s = signals_of(&a, &b, 0);
-        assert_eq!(
-            (
-                s.a_followed_long,
-                s.a_followed_long_by_chance_milli,
-                s.b_followed_long,
-                s.b_followed_long_by_chance_milli
-            ),
-            want,
-            "{why}: a = {a:?}, b = {b:?}"
-        );
-    }
-}
-
-/// a, b, extra accounts on IP 1, expected (shared, crowded, networks), why.
-type TravelRow<'a> = (String, String, u32, (u32, u32, u32), &'a str);
-
-#[test]
-fn co_travel_counts_distinct_uncrowded_networks_shared_on_a_day() {
+fn co_travel_and_places_count_distinct_uncrowded_networks_shared_on_a_day() {
     // Days are 48 buckets: the word after 47 idle ones is the next day.
     let next_day = |first: &str, then: &str| format!("{first} {}{then}", ". ".repeat(47));
     let rows: Vec<TravelRow> = vec![
@@ -320,35 +248,51 @@ fn co_travel_counts_distinct_uncrowded_networks_shared_on_a_day() {
             "M1 M2".into(),
             "M2 M1".into(),
             0,
-            (2, 0, 1),
+            (2, 0, 1, 1),
             "IPs 1 and 2 on one day: two address-days, one network",
         ),
         (
             next_day("M1", "M11"),
             next_day("M1", "M11"),
             0,
-            (2, 0, 2),
-            "home on day 0, another network on day 1: two networks",
+            (2, 0, 2, 1),
+            "home on day 0, another network on day 1: two networks, one at a time (a \
+             home renumbered)",
         ),
         (
             "M1 M11".into(),
             "M11 .".into(),
             0,
-            (1, 0, 1),
+            (1, 0, 1, 1),
             "IP 1 is a's alone",
         ),
         (
             "M1 M11".into(),
             "M1 M11".into(),
             20,
-            (2, 1, 1),
+            (2, 1, 1, 1),
             "IP 1 is crowded that day: shared, but not a network of their own",
+        ),
+        (
+            format!("{} M11", next_day("M1", "M1")),
+            format!("{} M11", next_day("M1", "M1")),
+            0,
+            (3, 0, 2, 2),
+            "home on days 0 and 1, work on day 1: two places in use at once",
+        ),
+        (
+            "M1 M11".into(),
+            "M1 M11".into(),
+            7,
+            (2, 0, 1, 1),
+            "nine accounts used IP 1 this season: a shared exit, neither a network nor a place \
+             of theirs (though few used it that day)",
         ),
     ];
     for (a, b, crowd, want, why) in rows {
         let s = signals_of(&a, &b, crowd);
         assert_eq!(
-            (s.shared_ip_days, s.crowded_ip_days, s.networks),
+            (s.shared_ip_days, s.crowded_ip_days, s.networks, s.places),
             want,
             "{why}: a = {a:?}, b = {b:?}"
         );
@@ -356,65 +300,53 @@ fn co_travel_counts_distinct_uncrowded_networks_shared_on_a_day() {
 }
 
 #[test]
-fn the_model_reads_a_careful_owner_above_a_family_at_one_computer() {
-    // A careful owner: every sitting of one account is accompanied by the
-    // other, from home and from work; a family member also plays alone
-    // from work while the other plays at home.
+fn the_model_reads_an_owner_above_a_couple_on_their_own_devices() {
+    // An owner's two accounts at home and at work, the second following
+    // the first; a couple at home, each also at work and on the phone,
+    // moving at once now and then.
     let owner = Signals {
         a_buckets: 40,
         b_buckets: 20,
-        a_accompanied_milli: 30_000,
-        b_accompanied_milli: 20_000,
         a_sittings: 30,
         a_followed: 6,
         b_sittings: 20,
         b_followed: 19,
         a_followed_by_chance_milli: 150,
         b_followed_by_chance_milli: 300,
-        a_followed_long: 8,
-        b_followed_long: 20,
-        a_followed_long_by_chance_milli: 250,
-        b_followed_long_by_chance_milli: 450,
-        apart: 0,
         networks: 2,
+        places: 2,
         shared_ip_days: 20,
-        crowded_ip_days: 0,
-        close: 0,
         switches: 30,
-        quick: 4,
-        turns: 6,
         spaced: 20,
         returns: 8,
-        a_first: 18,
-        b_first: 1,
-        timing: None,
+        a_private_milli: 200,
+        ..Signals::default()
     };
-    let family = Signals {
-        a_accompanied_milli: 12_000,
-        b_accompanied_milli: 8_000,
+    let couple = Signals {
         a_followed: 15,
         b_followed: 7,
         // Two evening players: as often on other days.
         a_followed_by_chance_milli: 450,
         b_followed_by_chance_milli: 400,
-        a_followed_long: 18,
-        b_followed_long: 10,
-        a_followed_long_by_chance_milli: 600,
-        b_followed_long_by_chance_milli: 550,
         apart: 6,
         networks: 1,
+        places: 1,
         close: 3,
-        quick: 2,
-        turns: 24,
-        spaced: 4,
+        turns: 20,
         returns: 1,
-        a_first: 9,
-        b_first: 10,
+        a_private_milli: 300,
+        b_private_milli: 350,
         ..owner
     };
-    let p = |s: &Signals| MODEL.probability(&improved::features(0.6, 0.55, s));
-    assert!(p(&owner) > p(&family), "{} <= {}", p(&owner), p(&family));
-    assert!((0.0..=1.0).contains(&p(&owner)));
+    let m = Model::shipped();
+    let p = |s: &Signals| {
+        m.probability(&improved::Reading {
+            ab: 0.6,
+            ba: 0.55,
+            signals: s,
+        })
+    };
+    assert!(p(&owner) > p(&couple), "{} <= {}", p(&owner), p(&couple));
     // The owner's puppet follows him far more often than on other days; as
     // often as by chance, the same pair reads less likely one person.
     let by_chance = Signals {
@@ -449,8 +381,9 @@ proptest! {
         let times = times_of(&segs);
         let season = Season::inferred(1);
         let cx = Context::new(&segs, &season, &times);
-        let [ab, ba] = improved::score_both(&cx, 0, 1);
-        let [ba2, ab2] = improved::score_both(&cx, 1, 0);
+        let m = Model::shipped();
+        let [ab, ba] = improved::score_both(&cx, m, 0, 1);
+        let [ba2, ab2] = improved::score_both(&cx, m, 1, 0);
         prop_assert!((0.0..=1.0).contains(&ab.similarity));
         prop_assert_eq!(ab.similarity, ba.similarity);
         prop_assert_eq!(ab.similarity, ab2.similarity);
@@ -467,11 +400,5 @@ proptest! {
             (cx.moves(0), cx.moves(1)),
         );
         prop_assert_eq!(s, plain);
-    }
-
-    #[test]
-    fn the_model_stays_in_0_1(x in prop::array::uniform22(-1e6f64..1e6)) {
-        let p = MODEL.probability(&x);
-        prop_assert!((0.0..=1.0).contains(&p));
     }
 }

@@ -1,9 +1,8 @@
-//! Improved mode's first mover (`scoring/src/improved/order.rs`) on
-//! hand-worked examples: who opened each stretch of play both accounts
-//! moved in, how lopsided that reads, and how `explain` says it.
+//! The first mover (`scoring/src/improved/order.rs`), which timing pairs
+//! read against chance, on hand-worked examples: who opened each stretch
+//! of play both accounts moved in.
 
-use detect_scoring::improved::{self, first_movers};
-use schema::Signals;
+use detect_scoring::improved::first_movers;
 
 /// One first-mover row: a's and b's move seconds, the stretches each
 /// opened (of those both moved in), and why.
@@ -57,38 +56,4 @@ fn first_movers_count_who_opened_each_stretch_both_moved_in() {
         assert_eq!(first_movers(&at(a), &at(b)), (x, y), "{why}");
         assert_eq!(first_movers(&at(b), &at(a)), (y, x), "{why} (swapped)");
     }
-}
-
-#[test]
-fn the_lead_share_reads_a_lopsided_count_as_one_person() {
-    let s = |a_first, b_first| Signals {
-        a_first,
-        b_first,
-        ..Signals::default()
-    };
-    // |18 - 1| / (18 + 1 + 2) = 17 / 21; even counts read 0; one stretch
-    // reads 1/3, not 1.
-    assert!((improved::lead_share(&s(18, 1)) - 17.0 / 21.0).abs() < 1e-12);
-    assert_eq!(improved::lead_share(&s(9, 9)), 0.0);
-    assert!((improved::lead_share(&s(0, 1)) - 1.0 / 3.0).abs() < 1e-12);
-    assert_eq!(
-        improved::lead_share(&s(3, 7)),
-        improved::lead_share(&s(7, 3))
-    );
-}
-
-#[test]
-fn explain_names_the_first_mover_in_words() {
-    let s = Signals {
-        a_first: 18,
-        b_first: 1,
-        ..Signals::default()
-    };
-    let lines = improved::describe(&s, "ann", "bob");
-    assert!(
-        lines.iter().any(|l| l.starts_with("First mover:")
-            && l.contains("no pause over 4 hours")
-            && l.contains("ann opened 18 and bob 1")),
-        "{lines:#?}"
-    );
 }

@@ -104,7 +104,7 @@ proptest! {
         let season = Season::inferred(1);
         let times = MoveTimes::new(&segs);
         let cx = Context::new(&segs, &season, &times);
-        let [ab, _] = score_both(&cx, 0, 1);
+        let [ab, _] = score_both(&cx, detect_scoring::improved::Model::shipped(), 0, 1);
         let plain = signals(
             &cx,
             (&segs.by_account[0], &segs.by_account[1]),

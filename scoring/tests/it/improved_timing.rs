@@ -4,7 +4,8 @@
 //! word per 30-minute bucket, as in `similarity.rs`), and properties of the
 //! timing model.
 
-use detect_scoring::improved::timing::{self, llr, ratios, TIME_MODEL};
+use detect_scoring::improved::timing::{self, llr, ratios};
+use detect_scoring::improved::Model;
 use detect_scoring::improved::MoveTimes;
 use proptest::prelude::*;
 use schema::{Season, Segments, Signals, Timing};
@@ -91,7 +92,7 @@ fn a_hidden_account_that_follows_the_other_at_changing_hours_is_a_timing_pair() 
         timing: Some(*t),
         ..Signals::default()
     };
-    assert!(TIME_MODEL.probability(&s) > 0.9);
+    assert!(time_model().probability(&s) > 0.9);
 }
 
 #[test]
@@ -152,14 +153,14 @@ fn moves_within_seconds_of_each_other_lower_a_timing_pair() {
         other_opened_by_chance_milli: 600,
     };
     let p = |close| {
-        TIME_MODEL.probability(&Signals {
+        time_model().probability(&Signals {
             timing: Some(t),
             close,
             ..Signals::default()
         })
     };
     assert!(p(4) < p(0), "{} {}", p(4), p(0));
-    assert_eq!(TIME_MODEL.probability(&Signals::default()), 0.0);
+    assert_eq!(time_model().probability(&Signals::default()), 0.0);
 }
 
 fn any_timing() -> impl Strategy<Value = (Timing, u32)> {
@@ -187,9 +188,16 @@ proptest! {
     #[test]
     fn the_timing_score_is_a_probability_and_the_same_from_either_side((t, close) in any_timing()) {
         let s = Signals { timing: Some(t), close, ..Signals::default() };
-        let p = TIME_MODEL.probability(&s);
+        let p = time_model().probability(&s);
         prop_assert!((0.0..=1.0).contains(&p));
-        prop_assert_eq!(p, TIME_MODEL.probability(&s.swapped()));
+        prop_assert_eq!(p, time_model().probability(&s.swapped()));
         prop_assert_eq!(s.swapped().swapped(), s);
     }
+}
+
+/// The shipped model's timing model.
+fn time_model() -> &'static detect_scoring::improved::TimeModel {
+    Model::shipped()
+        .timing()
+        .expect("the shipped model looks for timing pairs")
 }

@@ -5,11 +5,13 @@ mod common;
 
 mod bits;
 mod improved;
-mod improved_features;
+mod improved_fit;
 mod improved_handoffs;
+mod improved_model;
 mod improved_order;
 mod improved_scan_path;
 mod improved_timing;
+mod improved_verdicts;
 mod rescan;
 mod similarity;
 mod triage;

@@ -9,7 +9,8 @@ use rand::Rng;
 impl Sim {
     /// Seconds to decide and make one move.
     fn think(&mut self) -> i64 {
-        20 + (exp(&mut self.rng, 70.0) as i64).min(900)
+        let (min, mean) = self.w.cfg.habits.think_seconds;
+        min + (exp(&mut self.rng, mean) as i64).min(900)
     }
 
     /// An account logs in: it moves in the games waiting on it, oldest first,
@@ -77,7 +78,7 @@ impl Sim {
         let react = if double {
             self.rng.gen_range(5..40)
         } else {
-            20 + (exp(&mut self.rng, 150.0) as i64).min(1800)
+            20 + (exp(&mut self.rng, self.w.cfg.habits.react_seconds) as i64).min(1800)
         };
         self.offer(next, game, t, react);
     }

@@ -6,6 +6,7 @@ use super::Sim;
 use crate::draw::{exp, pick};
 use crate::schedule::{household_day, renew_home_ip, Device, Session};
 use crate::truth::Style;
+use rand::seq::SliceRandom;
 use rand::Rng;
 
 impl Sim {
@@ -43,51 +44,81 @@ impl Sim {
 
     fn logins_of(&mut self, s: &Session) {
         let p = &self.w.persons[s.person as usize];
-        let main = p.first_account;
-        let puppets = main + 1..main + p.n_accounts;
         let (style, rare, puppet_vpn) = (p.style, p.rare, p.puppet_vpn);
         let home = self.w.households[p.household as usize].ip;
+        // The accounts in the order the owner opens them: the main one
+        // first, or a new order every sitting for an owner who shuffles.
+        let mut order = [0u32; 8];
+        let order = &mut order[..p.n_accounts as usize];
+        for (k, a) in order.iter_mut().zip(p.accounts()) {
+            *k = a;
+        }
+        if p.shuffle {
+            order.shuffle(&mut self.rng);
+        }
+        let (main, puppets) = (order[0], &order[1..]);
+        let h = &self.w.cfg.habits;
+        let (gap_lo, gap_hi) = (
+            h.cautious_gap_minutes.0 as i64 * 60,
+            h.cautious_gap_minutes.1 as i64 * 60,
+        );
+        let careless = h.careless;
         match style {
             None => self.login(main, s.start, s.end, s.ip),
             Some(Style::Lockstep) => {
-                for a in main..puppets.end {
+                for &a in order.iter() {
                     self.login(a, s.start, s.end, s.ip);
                 }
             }
             Some(Style::Phone) => {
                 self.login(main, s.start, s.end, s.ip);
                 if s.device != Device::Phone {
-                    for a in puppets {
+                    for &a in puppets {
                         self.login(a, s.start, s.end, s.ip);
                     }
                 }
             }
             Some(Style::Cautious) => {
-                self.login(main, s.start, s.end, s.ip);
-                if puppet_vpn < 1.0 && self.rng.gen_bool(0.08) {
+                // The second accounts (not the main one, whatever the
+                // order) go through a VPN, or play from home or work.
+                let true_main = p.first_account;
+                let puppet_ip = |sim: &mut Sim| {
+                    if sim.rng.gen_bool(puppet_vpn) {
+                        pick(&mut sim.rng, &sim.w.vpn)
+                    } else if matches!(s.device, Device::Home | Device::Work) {
+                        s.ip
+                    } else {
+                        home
+                    }
+                };
+                let first_ip = if main == true_main {
+                    s.ip
+                } else {
+                    puppet_ip(self)
+                };
+                self.login(main, s.start, s.end, first_ip);
+                if puppet_vpn < 1.0 && self.rng.gen_bool(careless) {
                     // Careless today: all at once.
-                    for a in puppets {
+                    for &a in puppets {
                         self.login(a, s.start, s.end, s.ip);
                     }
                     return;
                 }
                 let mut t = s.start;
-                for a in puppets {
-                    t += self.rng.gen_range(30 * 60..90 * 60);
+                for &a in puppets {
+                    t += self.rng.gen_range(gap_lo..gap_hi);
                     let len = 240 + exp(&mut self.rng, 480.0) as i64;
-                    let ip = if self.rng.gen_bool(puppet_vpn) {
-                        pick(&mut self.rng, &self.w.vpn)
-                    } else if matches!(s.device, Device::Home | Device::Work) {
+                    let ip = if a == true_main {
                         s.ip
                     } else {
-                        home
+                        puppet_ip(self)
                     };
                     self.login(a, t, t + len, ip);
                 }
             }
             Some(Style::RarePuppet) => {
                 self.login(main, s.start, s.end, s.ip);
-                for a in puppets {
+                for &a in puppets {
                     let overdue = self.w.accounts[a as usize]
                         .waiting
                         .iter()

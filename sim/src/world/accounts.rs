@@ -40,17 +40,19 @@ pub(super) fn draw_accounts(
             };
             let multi = p.style.is_some();
             let league = multi || rng.gen_bool(0.8);
+            let h = &cfg.habits;
             let casual_target = if multi && k > 0 {
-                rng.gen_range(0..3)
+                rng.gen_range(h.puppet_casual_games.0..h.puppet_casual_games.1)
             } else if league && rng.gen_bool(0.1) {
                 0
             } else {
-                (3.0 + (0.6 * p.keen
-                    + 0.4 * {
-                        let u: f64 = rng.gen();
-                        u * u
-                    })
-                    * 30.0) as u8
+                (h.casual_games.0
+                    + (0.6 * p.keen
+                        + 0.4 * {
+                            let u: f64 = rng.gen();
+                            u * u
+                        })
+                        * h.casual_games.1) as u8
             };
             accounts.push(Account {
                 name,

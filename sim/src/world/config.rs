@@ -1,6 +1,7 @@
 //! What world to simulate: [`WorldConfig`], its checks, and the volume of
 //! moves it makes.
 
+use super::habits::{Family, Habits};
 use serde::{Deserialize, Serialize};
 
 /// 2026-01-05 00:00:00 UTC, a Monday.
@@ -12,7 +13,7 @@ pub const DEFAULT_START: i64 = 1_767_571_200;
 pub const MOVES_PER_ACCOUNT_DAY: f64 = 12.0;
 
 /// What world to simulate.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorldConfig {
     /// Same seed and config, same bytes.
     pub seed: u64,
@@ -39,6 +40,13 @@ pub struct WorldConfig {
     /// EVALUATION.md, a popular site.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nat_crowd: Option<u32>,
+    /// The world family this config was made from (a label: the habits
+    /// below are what the world is made of).
+    #[serde(default, skip_serializing_if = "Family::is_default")]
+    pub family: Family,
+    /// The people's habits ([`Habits`]; the default world's by default).
+    #[serde(default, skip_serializing_if = "Habits::is_default")]
+    pub habits: Habits,
 }
 
 impl Default for WorldConfig {
@@ -51,6 +59,8 @@ impl Default for WorldConfig {
             season: 1,
             start: DEFAULT_START,
             nat_crowd: None,
+            family: Family::Default,
+            habits: Habits::default(),
         }
     }
 }
@@ -62,6 +72,22 @@ impl WorldConfig {
     /// about 10M.
     pub fn expected_moves(&self) -> u64 {
         (self.accounts as f64 * self.days as f64 * MOVES_PER_ACCOUNT_DAY).round() as u64
+    }
+
+    /// A world of `family` (its habits and size, [`Family::size`] of the
+    /// default world's) from `seed`.
+    pub fn of_family(family: Family, seed: u64) -> WorldConfig {
+        let d = WorldConfig::default();
+        let (accounts, cliques, nat_crowd) = family.size(d.accounts, d.cliques);
+        WorldConfig {
+            seed,
+            accounts,
+            cliques,
+            nat_crowd,
+            family,
+            habits: family.habits(),
+            ..d
+        }
     }
 
     /// A world of about `moves` moves over `days` days, with one
@@ -109,6 +135,7 @@ impl WorldConfig {
         if self.nat_crowd == Some(0) {
             return Err("nat_crowd must be at least 1".into());
         }
+        self.habits.validate()?;
         if self.start.rem_euclid(86_400) != 0 {
             return Err(format!("start {} is not a UTC midnight", self.start));
         }

@@ -3,7 +3,10 @@
 //! ISPs' dynamic addresses.
 
 use super::network::{host, Prefixes};
-use super::{weighted, WorldConfig, REGIONS};
+use super::people::Person;
+use super::places::{Site, SiteKind};
+use super::{weighted, Habits, WorldConfig, REGIONS};
+use crate::draw::pick;
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -17,11 +20,21 @@ pub(crate) struct Household {
     /// For couples: the chance the other joins an evening home session.
     pub together: f64,
     pub members: Vec<u32>,
+    /// At the shared computer, the same order of turns every evening
+    /// ([`Habits::fixed_turn_order`]).
+    pub fixed_order: bool,
+    /// On their own devices, one after the other every evening in the
+    /// order of `members` ([`Habits::evening_relay`]).
+    pub relay: bool,
+    /// On one phone plan: their phones show one carrier address a day
+    /// ([`Habits::phone_plan`]).
+    pub phone_plan: bool,
 }
 
 /// Draws the households of `n_persons` people in random order. Returns the
 /// households, each person's region and each person's household.
 pub(super) fn draw_households(
+    h: &Habits,
     n_persons: usize,
     rng: &mut ChaCha8Rng,
 ) -> (Vec<Household>, Vec<usize>, Vec<u32>) {
@@ -32,7 +45,8 @@ pub(super) fn draw_households(
     let mut households: Vec<Household> = Vec::new();
     let mut i = 0;
     while i < n_persons {
-        let size = weighted(rng, &[(1usize, 58), (2, 30), (3, 12)]).min(n_persons - i);
+        let [w1, w2, w3] = h.household_sizes;
+        let size = weighted(rng, &[(1usize, w1), (2, w2), (3, w3)]).min(n_persons - i);
         let region = weighted(
             rng,
             &REGIONS
@@ -42,25 +56,35 @@ pub(super) fn draw_households(
                 .collect::<Vec<_>>(),
         );
         let members: Vec<u32> = order[i..i + size].to_vec();
-        let shared_computer = size > 1 && rng.gen_bool(0.3);
+        let shared_computer = size > 1 && rng.gen_bool(h.shared_computer);
         for &m in &members {
             region_of[m as usize] = region;
             household_of[m as usize] = households.len() as u32;
         }
+        // Couples: some play side by side in the evening, a few (retired,
+        // no phones) nearly always.
+        let together = match rng.gen_range(0..20) {
+            _ if size == 1 || shared_computer => 0.0,
+            0..=1 => rng.gen_range(0.9..1.0),
+            2..=9 => rng.gen_range(0.3..0.85),
+            _ => 0.0,
+        };
+        // The other families' knobs draw only when set, so that the
+        // default world's draws stay as they were.
+        let chance = |rng: &mut ChaCha8Rng, p: f64| size > 1 && p > 0.0 && rng.gen_bool(p);
+        let fixed_order = shared_computer && chance(rng, h.fixed_turn_order);
+        let relay = !shared_computer && chance(rng, h.evening_relay);
+        let phone_plan = chance(rng, h.phone_plan);
         households.push(Household {
             ip: 0,
             isp: 0,
             next_change: 0,
             shared_computer,
-            // Couples: some play side by side in the evening, a few
-            // (retired, no phones) nearly always.
-            together: match rng.gen_range(0..20) {
-                _ if size == 1 || shared_computer => 0.0,
-                0..=1 => rng.gen_range(0.9..1.0),
-                2..=9 => rng.gen_range(0.3..0.85),
-                _ => 0.0,
-            },
+            together: if relay { 0.0 } else { together },
             members,
+            fixed_order,
+            relay,
+            phone_plan,
         });
         i += size;
     }
@@ -97,4 +121,28 @@ pub(super) fn draw_home_isps(
         };
     }
     isps
+}
+
+/// Students living alone who live on campus ([`Habits::dorms`]): their home
+/// address is one of the campus network's, for good.
+pub(super) fn draw_dorms(
+    h: &Habits,
+    persons: &[Person],
+    sites: &[Site],
+    households: &mut [Household],
+    rng: &mut ChaCha8Rng,
+) {
+    if h.dorms == 0.0 {
+        return;
+    }
+    for p in persons {
+        let Some(site) = p.site.map(|s| &sites[s as usize]) else {
+            continue;
+        };
+        let house = &mut households[p.household as usize];
+        if site.kind == SiteKind::University && house.members.len() == 1 && rng.gen_bool(h.dorms) {
+            house.ip = pick(rng, &site.ips);
+            house.next_change = i64::MAX;
+        }
+    }
 }

@@ -8,6 +8,7 @@
 
 mod accounts;
 mod config;
+mod habits;
 mod households;
 mod league;
 mod network;
@@ -16,16 +17,17 @@ mod places;
 
 use crate::truth::{Group, Lookalike, LookalikeKind, Person as TruthPerson, Truth};
 use accounts::{draw_accounts, Account};
-use households::{draw_home_isps, draw_households, Household};
+use households::{draw_dorms, draw_home_isps, draw_households, Household};
 use league::draw_league;
 use network::{draw_carriers, draw_vpn, Carrier, Prefixes};
-use people::{draw_absences, draw_holidays, draw_owners, draw_people, make_owners};
-use places::{draw_sites, Site, SiteKind};
+use people::{draw_absences, draw_holidays, draw_owners, draw_people, make_owners, stay_home};
+use places::{couples_at_one_office, draw_lunches, draw_sites, Site, SiteKind};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::HashSet;
 
 pub use config::{WorldConfig, DEFAULT_START, MOVES_PER_ACCOUNT_DAY};
+pub use habits::{Family, Habits};
 pub(crate) use league::league_name;
 pub(crate) use network::host;
 pub(crate) use people::{Job, Person};
@@ -85,7 +87,8 @@ impl World {
         let n_persons = honest + cfg.cliques;
 
         // Households: 1-3 people in one time zone behind one home IP.
-        let (mut households, region_of, household_of) = draw_households(n_persons, rng);
+        let h = &cfg.habits;
+        let (mut households, region_of, household_of) = draw_households(h, n_persons, rng);
         let mut per_region = vec![0usize; REGIONS.len()];
         for &r in &region_of {
             per_region[r] += 1;
@@ -102,13 +105,17 @@ impl World {
         );
 
         // People.
-        let mut persons = draw_people(n_persons, &region_of, &household_of, &households, rng);
+        let mut persons = draw_people(h, n_persons, &region_of, &household_of, &households, rng);
         // The multi-account owners are the last `cliques` people (their
         // households were drawn at random above).
-        make_owners(&mut persons, honest, &sizes, &styles, rng);
+        make_owners(h, &mut persons, honest, &sizes, &styles, rng);
 
-        // Workplaces and universities, per region.
-        let sites = draw_sites(&mut persons, &mut prefixes, rng);
+        // Workplaces and universities, per region; couples at one office,
+        // colleagues at lunch and students on campus where the habits say.
+        let mut sites = draw_sites(h, &mut persons, &mut prefixes, rng);
+        couples_at_one_office(h, &mut persons, &mut sites, rng);
+        draw_lunches(h, &mut persons, &mut sites, rng);
+        draw_dorms(h, &persons, &sites, &mut households, rng);
 
         // Phones: mobile carriers per region behind carrier-grade NAT. A
         // household often shares one carrier.
@@ -122,6 +129,7 @@ impl World {
             rng,
         );
         let vpn = draw_vpn(cfg, &mut prefixes, rng);
+        stay_home(&mut persons);
 
         // Absences: household holidays and a few days away alone, at a steady
         // rate per day whatever the world's length.
@@ -214,6 +222,7 @@ impl World {
             season: self.cfg.season,
             start: self.cfg.start,
             days: self.cfg.days,
+            family: (!self.cfg.family.is_default()).then_some(self.cfg.family),
             people,
             groups,
             lookalikes,

@@ -72,15 +72,18 @@ pub(super) fn draw_carriers(
         let family = pick(rng, rc);
         for &m in &h.members {
             let p = &mut persons[m as usize];
-            let has_phone =
-                p.style == Some(Style::Phone) || p.phone_share > 0.0 || rng.gen_bool(0.3);
+            let has_phone = h.phone_plan
+                || p.style == Some(Style::Phone)
+                || p.phone_share > 0.0
+                || rng.gen_bool(0.3);
             if !has_phone {
                 continue;
             }
             if p.phone_share == 0.0 {
                 p.phone_share = 0.03;
             }
-            let c = if rng.gen_bool(0.7) {
+            // A phone plan is one carrier for the household.
+            let c = if h.phone_plan || rng.gen_bool(0.7) {
                 family
             } else {
                 pick(rng, rc)

@@ -4,7 +4,7 @@
 
 use super::households::Household;
 use super::network::{host, Prefixes};
-use super::{weighted, WorldConfig, REGIONS};
+use super::{weighted, Habits, WorldConfig, REGIONS};
 use crate::draw::poisson;
 use crate::truth::Style;
 use rand::seq::SliceRandom;
@@ -62,6 +62,12 @@ pub(crate) struct Person {
     pub puppet_vpn: f64,
     /// The person can do one thing at a time: the end of their last move.
     pub busy: i64,
+    /// For owners: opens his accounts in a new order every sitting
+    /// ([`super::Habits::owner_shuffle`]).
+    pub shuffle: bool,
+    /// Plays only at home: no phone, office or VPN, and not while away
+    /// ([`super::Habits::owner_home_only`]).
+    pub home_only: bool,
 }
 
 impl Person {
@@ -96,7 +102,8 @@ pub(super) fn draw_owners(
         used += n;
         sizes.push(n);
     }
-    let mut styles: Vec<Style> = (0..cfg.cliques).map(|i| Style::ALL[i % 4]).collect();
+    let listed = &cfg.habits.owner_styles;
+    let mut styles: Vec<Style> = (0..cfg.cliques).map(|i| listed[i % listed.len()]).collect();
     styles.shuffle(rng);
     (sizes, styles, used)
 }
@@ -105,6 +112,7 @@ pub(super) fn draw_owners(
 /// check-ins, phone and VPN habits. Everyone starts as an honest person
 /// with one account.
 pub(super) fn draw_people(
+    h: &Habits,
     n_persons: usize,
     region_of: &[usize],
     household_of: &[u32],
@@ -114,13 +122,24 @@ pub(super) fn draw_people(
     (0..n_persons)
         .map(|p| {
             let region = region_of[p];
-            let inseparable = households[household_of[p] as usize].together >= 0.9;
+            let house = &households[household_of[p] as usize];
+            let inseparable = house.together >= 0.9;
+            // Relaying housemates play mostly in the relay.
+            let most_checkins = if house.relay {
+                h.relay_other_checkins
+            } else {
+                f64::INFINITY
+            };
             let job = if inseparable {
                 Job::Free
             } else {
                 weighted(
                     rng,
-                    &[(Job::Worker, 55), (Job::Student, 15), (Job::Free, 30)],
+                    &[
+                        (Job::Worker, h.jobs[0]),
+                        (Job::Student, h.jobs[1]),
+                        (Job::Free, h.jobs[2]),
+                    ],
                 )
             };
             let u: f64 = rng.gen();
@@ -133,15 +152,15 @@ pub(super) fn draw_people(
                 carrier: None,
                 wake: rng.gen_range(6.0..9.5),
                 bed: rng.gen_range(22.0..25.5),
-                checkins: 3.0 + 10.0 * u * u,
+                checkins: (h.checkins.0 + h.checkins.1 * u * u).min(most_checkins),
                 keen: u * u,
-                phone_share: phone_share(rng, inseparable),
-                vpn_share: if rng.gen_bool(0.05) {
+                phone_share: phone_share(h, rng, inseparable),
+                vpn_share: if rng.gen_bool(h.vpn_people) {
                     rng.gen_range(0.1..0.4)
                 } else {
                     0.0
                 },
-                plays_at_work: job == Job::Worker && rng.gen_bool(0.4),
+                plays_at_work: job == Job::Worker && rng.gen_bool(h.plays_at_work),
                 absences: Vec::new(),
                 first_account: 0,
                 n_accounts: 1,
@@ -149,6 +168,8 @@ pub(super) fn draw_people(
                 rare: 0.0,
                 puppet_vpn: 0.0,
                 busy: i64::MIN,
+                shuffle: false,
+                home_only: false,
             }
         })
         .collect()
@@ -157,6 +178,7 @@ pub(super) fn draw_people(
 /// Makes people `honest..` the multi-account owners of `sizes` accounts in
 /// `styles`.
 pub(super) fn make_owners(
+    h: &Habits,
     persons: &mut [Person],
     honest: usize,
     sizes: &[usize],
@@ -168,10 +190,28 @@ pub(super) fn make_owners(
         p.n_accounts = n as u32;
         p.style = Some(style);
         p.rare = rng.gen_range(0.12..0.3);
-        p.puppet_vpn = if rng.gen_bool(0.3) { 1.0 } else { 0.15 };
+        p.puppet_vpn = if rng.gen_bool(h.puppet_vpn_always) {
+            1.0
+        } else {
+            h.puppet_vpn_sometimes
+        };
         if style == Style::Phone {
             p.phone_share = rng.gen_range(0.3..0.5);
         }
+        // Knobs of other families draw only when set, so that the default
+        // world's draws stay as they were.
+        p.shuffle = h.owner_shuffle > 0.0 && rng.gen_bool(h.owner_shuffle);
+        p.home_only = h.owner_home_only > 0.0 && rng.gen_bool(h.owner_home_only);
+    }
+}
+
+/// Owners who play only at home ([`Person::home_only`]) use no phone,
+/// office or VPN of their own.
+pub(super) fn stay_home(persons: &mut [Person]) {
+    for p in persons.iter_mut().filter(|p| p.home_only) {
+        p.phone_share = 0.0;
+        p.vpn_share = 0.0;
+        p.plays_at_work = false;
     }
 }
 
@@ -224,12 +264,12 @@ pub(super) fn draw_holidays(days: i32, rng: &mut ChaCha8Rng) -> Vec<Vec<i32>> {
 /// counts 15 % of U.S. adults as smartphone-only internet users. Of the
 /// rest, 60 % sometimes play from the phone. Members of a couple who always
 /// play together at home do not.
-fn phone_share(rng: &mut impl Rng, inseparable: bool) -> f64 {
+fn phone_share(h: &Habits, rng: &mut impl Rng, inseparable: bool) -> f64 {
     if inseparable {
         0.0
-    } else if rng.gen_bool(0.15) {
+    } else if rng.gen_bool(h.phone_only) {
         rng.gen_range(0.9..=1.0)
-    } else if rng.gen_bool(0.6) {
+    } else if rng.gen_bool(h.phone_sometimes) {
         rng.gen_range(0.05..0.4)
     } else {
         0.0

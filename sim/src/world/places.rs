@@ -3,7 +3,7 @@
 
 use super::network::{host, Prefixes};
 use super::people::{Job, Person};
-use super::{weighted, REGIONS};
+use super::{weighted, Habits, REGIONS};
 use crate::draw::index;
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -19,11 +19,15 @@ pub(crate) struct Site {
     pub kind: SiteKind,
     pub ips: Vec<u32>,
     pub members: Vec<u32>,
+    /// Colleagues who play at lunch every workday from the office address,
+    /// in this order ([`Habits::lunch_offices`]).
+    pub lunch: Option<Vec<u32>>,
 }
 
 /// Draws the offices and universities of every region and assigns the
 /// workers and students to them.
 pub(super) fn draw_sites(
+    h: &Habits,
     persons: &mut [Person],
     prefixes: &mut Prefixes,
     rng: &mut ChaCha8Rng,
@@ -45,15 +49,22 @@ pub(super) fn draw_sites(
             while i < people.len() {
                 let size = match kind {
                     SiteKind::Office => {
-                        weighted(rng, &[(1usize, 60), (2, 20), (3, 10), (4, 5), (6, 5)])
+                        let w = h.office_sizes;
+                        weighted(
+                            rng,
+                            &[(1usize, w[0]), (2, w[1]), (3, w[2]), (4, w[3]), (6, w[4])],
+                        )
                     }
-                    SiteKind::University => 4 + index(rng, 22),
+                    SiteKind::University => {
+                        let (lo, hi) = h.campus_students;
+                        lo as usize + index(rng, (hi - lo) as usize)
+                    }
                 }
                 .min(people.len() - i);
                 let prefix = prefixes.draw(rng);
                 let first = host(rng, prefix) & !3 | 1;
                 let n_ips = if kind == SiteKind::University {
-                    rng.gen_range(2..5)
+                    rng.gen_range(h.campus_addresses.0..h.campus_addresses.1)
                 } else {
                     1
                 };
@@ -65,10 +76,70 @@ pub(super) fn draw_sites(
                     kind,
                     ips: (0..n_ips).map(|k| first + k).collect(),
                     members,
+                    lunch: None,
                 });
                 i += size;
             }
         }
     }
     sites
+}
+
+/// Two workers of one household at one office, both playing from it
+/// ([`Habits::couples_at_one_office`]): the second joins the first's office.
+pub(super) fn couples_at_one_office(
+    h: &Habits,
+    persons: &mut [Person],
+    sites: &mut [Site],
+    rng: &mut ChaCha8Rng,
+) {
+    if h.couples_at_one_office == 0.0 {
+        return;
+    }
+    let mut first_worker: std::collections::HashMap<u32, u32> = Default::default();
+    for p in 0..persons.len() as u32 {
+        let person = &persons[p as usize];
+        let Some(site) = person.site.filter(|_| person.job == Job::Worker) else {
+            continue;
+        };
+        let Some(&mate) = first_worker.get(&person.household) else {
+            first_worker.insert(person.household, p);
+            continue;
+        };
+        let their = persons[mate as usize].site.expect("a worker has an office");
+        if their == site || !rng.gen_bool(h.couples_at_one_office) {
+            continue;
+        }
+        sites[site as usize].members.retain(|&m| m != p);
+        sites[their as usize].members.push(p);
+        persons[p as usize].site = Some(their);
+        persons[p as usize].plays_at_work = true;
+        persons[mate as usize].plays_at_work = true;
+    }
+}
+
+/// Offices of two or more whose colleagues play at lunch in one fixed
+/// order ([`Habits::lunch_offices`]); they all play from the office.
+pub(super) fn draw_lunches(
+    h: &Habits,
+    persons: &mut [Person],
+    sites: &mut [Site],
+    rng: &mut ChaCha8Rng,
+) {
+    if h.lunch_offices == 0.0 {
+        return;
+    }
+    for s in sites.iter_mut() {
+        if s.kind != SiteKind::Office || s.members.len() < 2 || !rng.gen_bool(h.lunch_offices) {
+            continue;
+        }
+        let mut order = s.members.clone();
+        order.shuffle(rng);
+        for &m in &order {
+            let p = &mut persons[m as usize];
+            p.plays_at_work = true;
+            p.checkins = p.checkins.min(h.lunch_other_checkins);
+        }
+        s.lunch = Some(order);
+    }
 }

@@ -3,5 +3,6 @@
 
 mod eval_by_hand;
 mod eval_props;
+mod families;
 mod pipeline;
 mod simulate;

@@ -81,12 +81,16 @@ pub(super) fn compact(s: &Signals) -> String {
             t.other_opened_by_chance_milli,
         )
     });
-    // The timing is written even when there is none (`null`), so that a
-    // field added after it keeps its place.
+    // The timing is written even when there is none (`null`), so that the
+    // fields added after it keep their places.
     let mut out = serde_json::to_string(&counts).expect("counts serialize");
     out.pop();
     out.push(',');
     out.push_str(&serde_json::to_string(&timing).expect("timing serializes"));
+    for x in [s.places, s.a_private_milli, s.b_private_milli] {
+        out.push(',');
+        out.push_str(&x.to_string());
+    }
     out.push(']');
     out
 }
@@ -168,6 +172,9 @@ mod tests {
             a_first: 25,
             b_first: 4_000_000_026,
             timing,
+            places: 41,
+            a_private_milli: 42,
+            b_private_milli: 43,
         }
     }
 
@@ -190,10 +197,16 @@ mod tests {
             let named = serde_json::to_string(&s).unwrap();
             assert!(stored.len() * 3 < named.len(), "{stored} against {named}");
         }
-        assert!(
-            compact(&every_field(Some(timing))).ends_with(",4000000026,[true,31,32,33,34,35,36]]")
+        assert!(compact(&every_field(Some(timing)))
+            .ends_with(",4000000026,[true,31,32,33,34,35,36],41,42,43]"));
+        assert!(compact(&every_field(None)).ends_with(",4000000026,null,41,42,43]"));
+        // Stored before the places and private shares: absent, 0.
+        let older = compact(&every_field(None)).replace(",41,42,43]", "]");
+        let read: Signals = serde_json::from_str(&older).unwrap();
+        assert_eq!(
+            (read.places, read.a_private_milli, read.b_first),
+            (0, 0, 4_000_000_026)
         );
-        assert!(compact(&every_field(None)).ends_with(",4000000026,null]"));
     }
 
     #[test]

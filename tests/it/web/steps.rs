@@ -267,7 +267,11 @@ pub async fn improved_scan_says_so(db: &TestDb, c: &Client, base: &str) {
     c.goto(&format!("{base}/season/1")).await.unwrap();
     let scan = text_of(c, "#scan").await;
     assert!(scan.contains("improved mode"), "{scan}");
-    assert!(scan.contains(scoring::improved::CALIBRATED), "{scan}");
+    let model = scoring::improved::Model::shipped();
+    assert!(
+        scan.contains(&scoring::improved::score_words(model)),
+        "{scan}"
+    );
 }
 
 /// Only the one household verdict was stored, on the whole clique.

@@ -202,7 +202,7 @@ fn contents_and_guide() {
         .filter_map(|n| n.text())
         .collect();
     assert!(guide.contains("not a verdict") && guide.contains("home or an office"));
-    assert!(guide.contains("84 %"), "{guide}");
+    assert!(guide.contains("80 % of flagged pairs"), "{guide}");
 }
 
 /// Each clique: its members, its pairs, its pictures or a note.

@@ -72,7 +72,7 @@ pub struct SeasonPage {
     pub number: u32,
     pub scanned: String,
     /// What the similarities mean, for an improved scan.
-    pub calibrated: Option<&'static str>,
+    pub meaning: Option<String>,
     pub threshold: f64,
     pub participants: usize,
     pub candidate_pairs: usize,
@@ -142,8 +142,8 @@ pub async fn season(
         me: me.me(),
         number,
         scanned: scanned(&scan),
-        calibrated: (result.params.mode == schema::Mode::Improved)
-            .then_some(scoring::improved::CALIBRATED),
+        meaning: (result.params.mode == schema::Mode::Improved)
+            .then(|| scoring::improved::score_words(scoring::improved::Model::shipped())),
         threshold: t,
         participants: result.participants,
         candidate_pairs: result.candidate_pairs,
