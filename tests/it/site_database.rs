@@ -2,7 +2,7 @@
 //! a file, and the same log as the rows of a site's own database (SQLite)
 //! read by the daemon in pages of 700 over two ticks, store the same moves,
 //! identical ones included (a pair across a page boundary, a triple inside a
-//! page, a pair across the two ticks).
+//! page, a pair across the two ticks), on a SQLite and a PostgreSQL store.
 
 use crate::common::*;
 use crate::daemon::support::*;
@@ -74,14 +74,25 @@ fn stored_moves(url: &str) -> Vec<(String, String, i64, String)> {
 }
 
 #[test]
-fn a_log_as_a_file_and_as_site_database_rows_stores_the_same_moves() {
+fn a_log_as_a_file_and_as_site_database_rows_stores_the_same_moves_sqlite() {
+    file_and_site_rows_store_the_same_moves(Backend::Sqlite);
+}
+
+#[test]
+fn a_log_as_a_file_and_as_site_database_rows_stores_the_same_moves_postgres() {
+    file_and_site_rows_store_the_same_moves(Backend::Postgres);
+}
+
+/// The same log as a file and as a site's rows, each into a store of
+/// `backend` (the site's own database is SQLite either way).
+fn file_and_site_rows_store_the_same_moves(backend: Backend) {
     let lines = log_with_duplicates();
-    let from_file = TestDb::new(Backend::Sqlite);
+    let from_file = TestDb::new(backend);
     let log = from_file.dir.path().join("log.jsonl");
     std::fs::write(&log, lines.join("\n") + "\n").unwrap();
     from_file.ok(&["ingest", log.to_str().unwrap()]);
 
-    let from_site = TestDb::new(Backend::Sqlite);
+    let from_site = TestDb::new(backend);
     let dir = from_site.dir.path();
     let site_db = format!("sqlite://{}", dir.join("site.db").display());
     let config = write_config(
