@@ -15,6 +15,11 @@ fn main() -> ExitCode {
     };
     ui::configure(cli.color, cli.quiet);
     let daemon = matches!(cli.command, detect::cli::Command::Daemon(_));
+    if daemon {
+        app::progress::install(Box::new(app::progress::Logged));
+    } else {
+        app::progress::install(Box::new(ui::Spinners));
+    }
     detect::logging::init(cli.verbose, cli.quiet, daemon);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

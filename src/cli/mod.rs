@@ -8,6 +8,8 @@ mod simulation;
 pub use simulation::*;
 mod workbench;
 pub use workbench::*;
+mod privacy;
+pub use privacy::*;
 #[cfg(feature = "cluster")]
 mod cluster;
 #[cfg(feature = "cluster")]
@@ -116,10 +118,10 @@ pub enum Command {
     )]
     Man(ManArgs),
     /// Delete raw moves and IP rows older than a cutoff (scans stay).
-    Purge(crate::commands::purge::PurgeArgs),
+    Purge(PurgeArgs),
     /// Which accounts moved from an IP address (hashed with the store's key).
     #[command(subcommand)]
-    Ip(crate::commands::ip::IpCommand),
+    Ip(IpCommand),
     /// Serve the moderators' web application on the store.
     Serve(ServeArgs),
     /// Manage who may sign in to `detect serve`.
@@ -252,7 +254,7 @@ pub struct ScanOptions {
     /// Which rules score: `improved` (calibrated: a score reads as the share
     /// of pairs at that score that were one person on simulated seasons) or
     /// `reference` (the published method, exactly).
-    #[arg(long, default_value = crate::pipeline::DEFAULT_MODE.as_str(), value_parser = parse_mode)]
+    #[arg(long, default_value = app::pipeline::DEFAULT_MODE.as_str(), value_parser = parse_mode)]
     pub mode: schema::Mode,
     /// Accounts on one address on one day above which the address is left
     /// out of that day's candidate pairs (and named in the report).
@@ -266,9 +268,9 @@ impl ScanOptions {
         Ok(schema::ScanParams {
             mode: self.mode,
             crowd_limit: self.crowd_limit,
-            ..crate::pipeline::scan_params(
+            ..app::pipeline::scan_params(
                 self.threshold
-                    .unwrap_or(crate::pipeline::default_threshold(self.mode)),
+                    .unwrap_or(app::pipeline::default_threshold(self.mode)),
                 self.bucket_minutes,
             )?
         })

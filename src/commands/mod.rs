@@ -4,6 +4,7 @@ pub mod audit;
 pub mod buckets;
 #[cfg(feature = "cluster")]
 pub mod cluster;
+pub mod daemon;
 pub mod docs;
 pub mod ingest;
 pub mod ip;

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("viz/src");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../viz/src");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = Vec::new();
     collect(&root, &mut files);

@@ -22,10 +22,10 @@ pub async fn apply_daily(ctx: &Context) -> Result<bool> {
     {
         return Ok(false);
     }
-    let purged = crate::commands::purge::purge(&ctx.store, now - days as i64 * 86_400, now).await?;
+    let purged = crate::purge::purge(&ctx.store, now - days as i64 * 86_400, now).await?;
     tracing::info!(
         "retention of {days} days: {}",
-        crate::commands::purge::describe(&purged)
+        crate::purge::describe(&purged)
     );
     Ok(true)
 }
