@@ -1,6 +1,6 @@
 //! Hashes the drawing code's source (`viz/src`) into `DETECT_DRAWING_SOURCE`,
 //! so that a report directory never keeps a picture an older drawing made
-//! (`src/report/picture_cache.rs`).
+//! (`app/src/report/picture_cache.rs`).
 
 use std::path::Path;
 

@@ -4,7 +4,7 @@
 use crate::cli::{CompareArgs, TimelineArgs};
 use anyhow::{bail, Result};
 use app::pipeline::{self, bucket_seconds};
-use app::report::pictures::write_atomic;
+use app::report::write_atomic;
 use std::io::Write;
 use std::path::Path;
 

@@ -35,6 +35,7 @@
 
 pub mod alerts;
 pub mod config;
+pub mod fnv;
 pub mod reports;
 pub mod retention;
 pub mod sources;
