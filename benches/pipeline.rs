@@ -300,13 +300,8 @@ fn parse_only(path: &str) -> String {
 
 /// The log's segments, in 30-minute buckets.
 fn segment(path: &str) -> schema::Segments {
-    detect::pipeline::segments_from_files(
-        &[path.to_owned()],
-        1800,
-        false,
-        &ingest::Limits::default(),
-    )
-    .expect("segment")
+    app::pipeline::segments_from_files(&[path.to_owned()], 1800, false, &ingest::Limits::default())
+        .expect("segment")
 }
 
 /// Reference mode's scan of the log's segments, timed alone.
@@ -333,9 +328,8 @@ fn scan_modes(path: &str) -> String {
         let files = [path.to_owned()];
         let limits = ingest::Limits::default();
         let out = if times {
-            let (s, t) =
-                detect::pipeline::segments_and_times_from_files(&files, 1800, false, &limits)
-                    .expect("segment");
+            let (s, t) = app::pipeline::segments_and_times_from_files(&files, 1800, false, &limits)
+                .expect("segment");
             (s, Some(t))
         } else {
             (segment(path), None)

@@ -1,27 +1,19 @@
 //! # detect
 //!
-//! The `detect` binary's library: the command line, the pipeline that wires
-//! the crates together (read → store → segment → score → report), and the
-//! daemon. The crates it wires are pure or nearly so: `detect-ingest` reads
-//! and segments, `detect-scoring` scores, `detect-viz` draws, and the store in
-//! `detect-schema` is the only code that speaks SQL.
+//! The `detect` binary's library: the command line (`cli`), one thin
+//! adapter per command (`commands`) over the application library
+//! `detect-app`, the terminal (`ui`) and logging.
 
 pub mod cli;
 pub mod commands;
-pub mod daemon;
-pub mod file_digest;
 pub mod logging;
-pub mod pipeline;
-pub mod privacy;
-pub mod prometheus;
-pub mod report;
 pub mod ui;
 
 use cli::{Cli, Command};
 
 /// Runs one command.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
-    let db = pipeline::Db {
+    let db = app::pipeline::Db {
         url: cli.db.clone(),
         site: cli.site.clone(),
     };
@@ -42,7 +34,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Simulate(args) => commands::simulate::run_simulate(args),
         Command::Eval(args) => commands::simulate::run_eval(&db, args).await,
         Command::Demo(args) => commands::simulate::run_demo(args).await,
-        Command::Daemon(args) => daemon::run(&db.url, args).await,
+        Command::Daemon(args) => commands::daemon::run(&db, args).await,
         Command::Completions(args) => commands::docs::run_completions(args),
         Command::Man(args) => commands::docs::run_man(args),
         Command::Serve(args) => commands::serve::run(&db, args).await,
@@ -77,19 +69,7 @@ impl std::fmt::Display for FlagsFound {
 
 impl std::error::Error for FlagsFound {}
 
-/// An error chain as one sentence: the outermost message, then its causes
-/// where they add something.
-pub fn error_sentence(e: &anyhow::Error) -> String {
-    let mut out = e.to_string();
-    for cause in e.chain().skip(1) {
-        let c = cause.to_string();
-        if !out.contains(&c) {
-            out.push_str(": ");
-            out.push_str(&c);
-        }
-    }
-    out
-}
+pub use app::error_sentence;
 
 /// Whether the error is a closed standard output (`detect ... | head`): not
 /// worth a message.

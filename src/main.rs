@@ -18,10 +18,15 @@ fn main() -> ExitCode {
     let log_format = match (&cli.command, cli.log_format) {
         (_, Some(format)) => format,
         (detect::cli::Command::Daemon(args), None) => {
-            detect::daemon::config::log_format(&args.config)
+            app::daemon::config::log_format(&args.config)
         }
         _ => detect::logging::LogFormat::Text,
     };
+    if daemon {
+        app::progress::install(Box::new(app::progress::Logged));
+    } else {
+        app::progress::install(Box::new(ui::Spinners));
+    }
     detect::logging::init(cli.verbose, cli.quiet, daemon, log_format);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

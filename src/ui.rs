@@ -171,6 +171,34 @@ fn hidden_unless_terminal(bar: indicatif::ProgressBar) -> indicatif::ProgressBar
     bar
 }
 
+/// The application's progress as spinners on standard error
+/// ([`spinner`], [`line_counter`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Spinners;
+
+impl app::progress::Progress for Spinners {
+    fn step(&self, message: String) -> Box<dyn app::progress::Step> {
+        Box::new(Bar(spinner(message)))
+    }
+    fn counter(&self, message: String) -> Box<dyn app::progress::Step> {
+        Box::new(Bar(line_counter(message)))
+    }
+}
+
+struct Bar(indicatif::ProgressBar);
+
+impl app::progress::Step for Bar {
+    fn set_message(&self, message: String) {
+        self.0.set_message(message);
+    }
+    fn set_position(&self, position: u64) {
+        self.0.set_position(position);
+    }
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
 /// Makes a write to a closed standard output (`detect ... | head`) end the
 /// program with status 0 instead of a panic: `println!` panics on a broken
 /// pipe, and this hook turns that one panic into a quiet exit.

@@ -8,6 +8,8 @@ mod simulation;
 pub use simulation::*;
 mod workbench;
 pub use workbench::*;
+mod privacy;
+pub use privacy::*;
 #[cfg(feature = "cluster")]
 mod cluster;
 #[cfg(feature = "cluster")]
@@ -127,7 +129,7 @@ pub enum Command {
     )]
     Man(ManArgs),
     /// Delete raw moves and IP rows older than a cutoff (scans stay).
-    Purge(crate::commands::purge::PurgeArgs),
+    Purge(PurgeArgs),
     /// Copy the store (SQLite) into a new file, consistently, while the
     /// daemon and the web application run.
     Backup(crate::commands::backup::BackupArgs),
@@ -136,7 +138,7 @@ pub enum Command {
     Check,
     /// Which accounts moved from an IP address (hashed with the store's key).
     #[command(subcommand)]
-    Ip(crate::commands::ip::IpCommand),
+    Ip(IpCommand),
     /// Serve the moderators' web application on the store.
     Serve(ServeArgs),
     /// Manage who may sign in to `detect serve`.
@@ -270,7 +272,7 @@ pub struct ScanOptions {
     /// one person, over the published score and evidence that held on
     /// simulated world families it was not fitted on; EVALUATION.md) or
     /// `reference` (the published method, exactly).
-    #[arg(long, default_value = crate::pipeline::DEFAULT_MODE.as_str(), value_parser = parse_mode)]
+    #[arg(long, default_value = app::pipeline::DEFAULT_MODE.as_str(), value_parser = parse_mode)]
     pub mode: schema::Mode,
     /// Accounts on one address on one day above which the address is left
     /// out of that day's candidate pairs (and named in the report).
@@ -284,9 +286,9 @@ impl ScanOptions {
         Ok(schema::ScanParams {
             mode: self.mode,
             crowd_limit: self.crowd_limit,
-            ..crate::pipeline::scan_params(
+            ..app::pipeline::scan_params(
                 self.threshold
-                    .unwrap_or(crate::pipeline::default_threshold(self.mode)),
+                    .unwrap_or(app::pipeline::default_threshold(self.mode)),
                 self.bucket_minutes,
             )?
         })

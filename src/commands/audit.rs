@@ -2,8 +2,8 @@
 //! verdicts, IP reveals), oldest first.
 
 use crate::cli::{AuditArgs, EvalFormat};
-use crate::pipeline;
 use anyhow::{anyhow, Result};
+use app::pipeline;
 use ingest::time::{format_utc, parse_date, parse_time};
 use std::io::Write;
 use viz::escape::terminal;
@@ -15,7 +15,7 @@ fn since(s: &str) -> Result<i64> {
     })
 }
 
-pub async fn run(db: &crate::pipeline::Db, args: AuditArgs) -> Result<()> {
+pub async fn run(db: &app::pipeline::Db, args: AuditArgs) -> Result<()> {
     let from = args.since.as_deref().map(since).transpose()?;
     let store = pipeline::open_store(db).await?;
     let entries = store.audit_log(from, args.by.as_deref()).await?;

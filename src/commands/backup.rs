@@ -1,7 +1,7 @@
 //! `detect backup DEST` and `detect check`: a consistent copy of the store
 //! while the daemon runs, and a check of what a store holds.
 
-use crate::pipeline::Db;
+use app::pipeline::Db;
 use anyhow::{bail, Result};
 use clap::Args;
 use std::path::PathBuf;

@@ -1,11 +1,11 @@
 //! `detect buckets --season N`: the reference's time-bucket records.
 
 use crate::cli::BucketsArgs;
-use crate::pipeline::{self, bucket_seconds};
 use anyhow::Result;
+use app::pipeline::{self, bucket_seconds};
 use std::io::Write;
 
-pub async fn run(db: &crate::pipeline::Db, args: BucketsArgs) -> Result<()> {
+pub async fn run(db: &app::pipeline::Db, args: BucketsArgs) -> Result<()> {
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
     let segments = pipeline::segments(&store, bucket_seconds(args.bucket_minutes), None).await?;

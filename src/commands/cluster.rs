@@ -4,8 +4,8 @@
 //! function and the nodes live in the `cluster` crate.
 
 use crate::cli::{ExecutorArgs, ExportArgs, ImportScanArgs, ScanArgs, SchedulerArgs};
-use crate::pipeline;
 use anyhow::{bail, Context, Result};
+use app::pipeline;
 use schema::Season;
 use std::path::Path;
 use store::Store;
@@ -79,7 +79,7 @@ async fn import(
 }
 
 fn print_stored(season: &Season, id: i64, result: &schema::ScanResult) {
-    let s = crate::report::summary(result);
+    let s = app::report::summary(result);
     println!(
         "season {}: scan #{id} stored: {} participants, {} candidate pairs, {} flagged pairs, {} cliques",
         season.number, s.participants, s.candidate_pairs, s.flagged_pairs, s.cliques

@@ -1,10 +1,10 @@
 //! `detect ingest FILE...`
 
 use crate::cli::IngestArgs;
-use crate::pipeline::{self, bucket_seconds};
 use anyhow::Result;
+use app::pipeline::{self, bucket_seconds};
 
-pub async fn run(db: &crate::pipeline::Db, args: IngestArgs) -> Result<()> {
+pub async fn run(db: &app::pipeline::Db, args: IngestArgs) -> Result<()> {
     let store = pipeline::open_store(db)
         .await?
         .with_limits(args.limits.limits()?);

@@ -2,26 +2,10 @@
 //! In a keyed store the address is hashed with the key (DETECT_IP_KEY) and
 //! looked up by its hash: the raw address is never stored.
 
-use crate::pipeline;
+use crate::cli::IpCommand;
 use anyhow::Result;
-use clap::{Args, Subcommand};
+use app::pipeline;
 use ingest::time::format_utc;
-
-#[derive(Debug, Subcommand)]
-pub enum IpCommand {
-    /// List the accounts (and days) that moved from an IP address.
-    Lookup(IpLookupArgs),
-}
-
-#[derive(Debug, Args)]
-pub struct IpLookupArgs {
-    /// The IP address, as the logs write it.
-    pub address: String,
-    /// Who looks the address up, for the audit log [default: the operating
-    /// system's user: $USER, $LOGNAME, else the process's uid].
-    #[arg(long, value_name = "NAME")]
-    pub actor: Option<String>,
-}
 
 /// Who looks up: `--actor`, else the operating system's user ($USER,
 /// $LOGNAME, else `uid N` of the process).
@@ -48,7 +32,7 @@ fn process_uid() -> String {
     "unknown user".to_owned()
 }
 
-pub async fn run(db: &crate::pipeline::Db, command: IpCommand) -> Result<()> {
+pub async fn run(db: &app::pipeline::Db, command: IpCommand) -> Result<()> {
     let IpCommand::Lookup(args) = command;
     let by = actor(args.actor);
     let store = pipeline::open_store(db).await?;

@@ -5,6 +5,7 @@ pub mod backup;
 pub mod buckets;
 #[cfg(feature = "cluster")]
 pub mod cluster;
+pub mod daemon;
 pub mod docs;
 pub mod ingest;
 pub mod ip;

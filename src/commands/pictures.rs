@@ -1,10 +1,10 @@
 //! `detect timeline` and `detect compare`: pictures of any accounts and
-//! seasons (a report directory's pictures: `crate::report::pictures`).
+//! seasons (a report directory's pictures: `app::report::pictures`).
 
 use crate::cli::{CompareArgs, TimelineArgs};
-use crate::pipeline::{self, bucket_seconds};
-use crate::report::pictures::write_atomic;
 use anyhow::{bail, Result};
+use app::pipeline::{self, bucket_seconds};
+use app::report::write_atomic;
 use std::io::Write;
 use std::path::Path;
 
@@ -23,7 +23,7 @@ fn emit(output: Option<&Path>, doc: &svg::Document) -> Result<()> {
     Ok(())
 }
 
-pub async fn run_timeline(db: &crate::pipeline::Db, args: TimelineArgs) -> Result<()> {
+pub async fn run_timeline(db: &app::pipeline::Db, args: TimelineArgs) -> Result<()> {
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
     let segments = pipeline::segments(&store, bucket_seconds(args.bucket_minutes), None).await?;
@@ -53,7 +53,7 @@ pub async fn run_timeline(db: &crate::pipeline::Db, args: TimelineArgs) -> Resul
     )
 }
 
-pub async fn run_compare(db: &crate::pipeline::Db, args: CompareArgs) -> Result<()> {
+pub async fn run_compare(db: &app::pipeline::Db, args: CompareArgs) -> Result<()> {
     let [a, b] = args.seasons[..] else {
         bail!(
             "compare takes exactly two seasons (--season A --season B), not {}",

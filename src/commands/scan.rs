@@ -1,15 +1,15 @@
 //! `detect scan`, `detect report` and `detect explain`.
 
 use crate::cli::{ExplainArgs, Format, ReportArgs, ScanArgs};
-use crate::pipeline;
-use crate::report::known::{self, Reviewed};
-use crate::report::{self, ScanInfo};
 use anyhow::{bail, Result};
+use app::pipeline;
+use app::report::known::{self, Reviewed};
+use app::report::{self, ScanInfo};
 use schema::{IpPseudonyms, ScanParams, ScanResult, Season, Segments};
 use scoring::improved::MoveTimes;
 use std::io::Write;
 
-pub async fn run_scan(db: &crate::pipeline::Db, args: ScanArgs) -> Result<()> {
+pub async fn run_scan(db: &app::pipeline::Db, args: ScanArgs) -> Result<()> {
     let params = args.scan.params()?;
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
@@ -32,7 +32,7 @@ pub async fn run_scan(db: &crate::pipeline::Db, args: ScanArgs) -> Result<()> {
     Ok(())
 }
 
-pub async fn run_report(db: &crate::pipeline::Db, args: ReportArgs) -> Result<()> {
+pub async fn run_report(db: &app::pipeline::Db, args: ReportArgs) -> Result<()> {
     let params = args.scan.params()?;
     let show = Show {
         format: args.format,
@@ -114,7 +114,7 @@ fn read_logs(args: &ReportArgs, params: &ScanParams) -> Result<(Segments, Option
 /// Reports on the season's current scan in the store; returns how many
 /// pairs are flagged.
 async fn report_from_store(
-    db: &crate::pipeline::Db,
+    db: &app::pipeline::Db,
     args: &ReportArgs,
     params: &ScanParams,
     show: Show,
@@ -150,7 +150,7 @@ async fn report_from_store(
             result: reviewed.to_review.clone().into_owned(),
             ..scan.clone()
         };
-        let index = crate::report::pictures::write_report_dir(
+        let index = app::report::pictures::write_report_dir(
             dir,
             &season,
             &shown,
@@ -213,7 +213,7 @@ fn print_report(
         Format::ReferenceCsv => report::write_reference_csv(&mut out, result, all)?,
         Format::Html => {
             let (segments, pseudonyms) = pictures.expect("an HTML report loads its segments");
-            let parts = crate::report::pictures::page_parts(
+            let parts = app::report::pictures::page_parts(
                 season,
                 result,
                 segments,
@@ -242,7 +242,7 @@ fn print_report(
     Ok(())
 }
 
-pub async fn run_explain(db: &crate::pipeline::Db, args: ExplainArgs) -> Result<()> {
+pub async fn run_explain(db: &app::pipeline::Db, args: ExplainArgs) -> Result<()> {
     let params = args.scan.params()?;
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;

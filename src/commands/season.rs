@@ -1,13 +1,13 @@
 //! `detect season add|list`
 
 use crate::cli::SeasonCommand;
-use crate::pipeline;
 use anyhow::{Context, Result};
+use app::pipeline;
 use ingest::time::parse_date;
 use schema::season::seasons_in_game_names;
 use schema::{Season, SECONDS_PER_DAY};
 
-pub async fn run(db: &crate::pipeline::Db, cmd: SeasonCommand) -> Result<()> {
+pub async fn run(db: &app::pipeline::Db, cmd: SeasonCommand) -> Result<()> {
     let store = pipeline::open_store(db).await?;
     match cmd {
         SeasonCommand::Add(a) => {

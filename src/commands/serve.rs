@@ -1,8 +1,8 @@
 //! `detect serve`: the moderators' web application on the store.
 
 use crate::cli::ServeArgs;
-use crate::pipeline;
 use anyhow::{Context, Result};
+use app::pipeline;
 use store::Store;
 
 /// The pages draw from the same segments the scans were scored on: the
@@ -39,7 +39,7 @@ pub fn options(args: &ServeArgs) -> Result<web::Options> {
         metrics: match &args.metrics_token_file {
             Some(path) => Some(web::MetricsAccess {
                 token: metrics_token(path)?,
-                render: crate::prometheus::install()?,
+                render: app::prometheus::install()?,
             }),
             None => None,
         },
@@ -60,7 +60,7 @@ fn metrics_token(path: &std::path::Path) -> Result<String> {
     Ok(token)
 }
 
-pub async fn run(db: &crate::pipeline::Db, args: ServeArgs) -> Result<()> {
+pub async fn run(db: &app::pipeline::Db, args: ServeArgs) -> Result<()> {
     let options = options(&args)?;
     let store = pipeline::open_store(db).await?;
     if store.users().await?.is_empty() {

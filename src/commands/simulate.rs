@@ -3,8 +3,8 @@
 //! tour of the product.
 
 use crate::cli::{DemoArgs, EvalArgs, EvalFormat, SimulateArgs};
-use crate::pipeline::{self, scan_params, DEFAULT_BUCKET_MINUTES};
 use anyhow::{Context, Result};
+use app::pipeline::{self, scan_params, DEFAULT_BUCKET_MINUTES};
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::time::Instant;
@@ -59,7 +59,7 @@ fn read_truth(path: &Path) -> Result<sim::Truth> {
         .with_context(|| format!("{} is not a truth file of detect simulate", path.display()))
 }
 
-pub async fn run_eval(db: &crate::pipeline::Db, args: EvalArgs) -> Result<()> {
+pub async fn run_eval(db: &app::pipeline::Db, args: EvalArgs) -> Result<()> {
     let truth = read_truth(&args.truth)?;
     let params = args.scan.params()?;
     let store = pipeline::open_store(db).await?;
@@ -109,7 +109,7 @@ pub async fn run_demo(args: DemoArgs) -> Result<()> {
     let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
     let report_dir = dir.join("report");
     let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
-    let index = crate::report::pictures::write_report_dir(
+    let index = app::report::pictures::write_report_dir(
         &report_dir,
         &season,
         &scan,
@@ -120,12 +120,12 @@ pub async fn run_demo(args: DemoArgs) -> Result<()> {
     )?;
     store.close().await;
     println!();
-    let info = crate::report::ScanInfo {
+    let info = app::report::ScanInfo {
         scan_id: Some(scan.id),
         created_at: Some(scan.created_at),
     };
     let mut out = std::io::stdout().lock();
-    crate::report::write_text(&mut out, &season, &info, &scan.result, false)?;
+    app::report::write_text(&mut out, &season, &info, &scan.result, false)?;
     writeln!(out)?;
     writeln!(out, "4/4 evaluating against the simulator's ground truth")?;
     let evaluation = sim::evaluate(&scan.result.pairs, &truth, params.threshold);

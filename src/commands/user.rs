@@ -2,14 +2,14 @@
 //! `detect serve`, and with which role).
 
 use crate::cli::{UserAddArgs, UserCommand};
-use crate::pipeline;
 use anyhow::{bail, Context, Result};
+use app::pipeline;
 use std::io::BufRead;
 
 /// The shortest password accepted.
 pub const MIN_PASSWORD: usize = 8;
 
-pub async fn run(db: &crate::pipeline::Db, cmd: UserCommand) -> Result<()> {
+pub async fn run(db: &app::pipeline::Db, cmd: UserCommand) -> Result<()> {
     let store = pipeline::open_store(db).await?;
     match cmd {
         UserCommand::Add(args) => add(&store, args).await?,

@@ -3,14 +3,14 @@
 //! deleted). Each verdict set here is written to the audit log too.
 
 use crate::cli::{EvalFormat, VerdictCommand, VerdictListArgs, VerdictSetArgs};
-use crate::pipeline;
 use anyhow::{bail, Result};
+use app::pipeline;
 use ingest::time::format_utc;
 use schema::{NewVerdict, Verdict};
 use std::io::Write;
 use viz::escape::terminal;
 
-pub async fn run(db: &crate::pipeline::Db, cmd: VerdictCommand) -> Result<()> {
+pub async fn run(db: &app::pipeline::Db, cmd: VerdictCommand) -> Result<()> {
     match cmd {
         VerdictCommand::Set(args) => set(db, args).await,
         VerdictCommand::List(args) => list(db, args).await,
@@ -22,7 +22,7 @@ pub fn audit_target(v: &NewVerdict) -> String {
     format!("{} {}", v.kind.as_str(), v.normalized_accounts().join(" "))
 }
 
-async fn set(db: &crate::pipeline::Db, args: VerdictSetArgs) -> Result<()> {
+async fn set(db: &app::pipeline::Db, args: VerdictSetArgs) -> Result<()> {
     let mut v = NewVerdict {
         accounts: args.accounts,
         kind: args.kind,
@@ -59,7 +59,7 @@ async fn set(db: &crate::pipeline::Db, args: VerdictSetArgs) -> Result<()> {
     Ok(())
 }
 
-async fn list(db: &crate::pipeline::Db, args: VerdictListArgs) -> Result<()> {
+async fn list(db: &app::pipeline::Db, args: VerdictListArgs) -> Result<()> {
     let store = pipeline::open_store(db).await?;
     let verdicts = match &args.account {
         Some(x) => store.verdicts_for_account(x).await?,

@@ -122,7 +122,7 @@ fn assert_same(got: &ScanResult, want: &ScanResult) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cluster_scan_equals_one_process_scan_on_a_golden_log() {
     let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/random/01/input.jsonl");
-    let segments = detect::pipeline::segments_from_files(
+    let segments = app::pipeline::segments_from_files(
         &[input.display().to_string()],
         1800,
         false,

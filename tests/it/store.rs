@@ -151,13 +151,13 @@ fn a_streamed_cut_loads_as_the_whole_cut(backend: Backend) {
         // Chunks of a few segments: accounts span many, and extensions take
         // several back.
         let store = store.with_chunk_bytes(24);
-        let whole = detect::pipeline::cut_segments(&store, 1800, false, true)
+        let whole = app::pipeline::cut_segments(&store, 1800, false, true)
             .await
             .unwrap()
             .segments
             .expect("kept");
         // Pages of 7 moves: settled segments go out dozens of times.
-        let cut = detect::pipeline::cut_segments_in_pages(&store, 1800, false, false, 7)
+        let cut = app::pipeline::cut_segments_in_pages(&store, 1800, false, false, 7)
             .await
             .unwrap();
         assert!(cut.segments.is_none());
@@ -216,7 +216,7 @@ fn extended_segments_load_as_one_cut(backend: Backend) {
             // Chunks of a few segments: accounts span many, and extensions take
             // several back.
             let store = store.with_chunk_bytes(24);
-            let cut = detect::pipeline::update_segments_in_pages(&store, 1800, false, false, 7)
+            let cut = app::pipeline::update_segments_in_pages(&store, 1800, false, false, 7)
                 .await
                 .unwrap();
             assert_eq!(cut.extended, extended, "part {i}");

@@ -14,7 +14,7 @@ fn a_backup_taken_during_a_tick_checks_clean_and_reports_as_the_store_does() {
         &config,
         &[
             ("DETECT_DAEMON_TEST_PAUSE_MS", "2000"),
-            ("RUST_LOG", "info,detect::daemon=debug"),
+            ("RUST_LOG", "info,detect_app::daemon=debug"),
         ],
     );
     // The tick's moves and its scan are committed (the first pause is

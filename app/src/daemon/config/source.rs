@@ -2,6 +2,7 @@
 //! site databases, each checked into a [`Source`] or one sentence saying
 //! what is wrong.
 
+use crate::daemon::fnv::fnv1a;
 use regex::Regex;
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
@@ -224,15 +225,4 @@ fn check_database(s: RawSource, url: &str, site: String) -> Result<Source, Strin
         start: s.start.unwrap_or(Mark::Int(0)),
         site,
     })
-}
-
-/// FNV-1a, 64 bits: a hash that stays the same across Rust releases, for
-/// the names of marks.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
 }

@@ -349,6 +349,11 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
+/// Writes bytes through [`write_atomically`].
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    write_atomically(path, |out| Ok(out.write_all(bytes)?))
+}
+
 /// Writes `path` through a temporary file beside it, synced and then renamed
 /// over it: a reader never sees half a report, even if the process is killed
 /// while writing. On failure the old file stays and no temporary is left.

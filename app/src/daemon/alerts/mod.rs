@@ -16,7 +16,7 @@
 //! - Webhook URLs hold secrets: logs and errors name a webhook by a hash of
 //!   its URL only.
 
-use crate::daemon::config::fnv1a;
+use crate::daemon::fnv::fnv1a;
 use serde::Deserialize;
 use serde_json::Value;
 use std::time::Duration;

@@ -107,7 +107,7 @@ async fn whole(
     generation: i64,
 ) -> Result<StoredScan> {
     let started = std::time::Instant::now();
-    let bar = crate::ui::spinner(format!("scoring season {}", season.number));
+    let bar = crate::progress::step(format!("scoring season {}", season.number));
     let times = match params.mode {
         Mode::Improved => {
             let times = move_times(store, segments, generation).await?;
@@ -145,7 +145,7 @@ async fn whole(
         save_ms = (started.elapsed() - scored).as_millis() as u64,
         "scan stored"
     );
-    bar.finish_and_clear();
+    bar.finish();
     Ok(StoredScan {
         id,
         season: season.clone(),
@@ -164,7 +164,7 @@ async fn rescan(
     base: RescanBase,
 ) -> Result<(StoredScan, Rescanned)> {
     let started = std::time::Instant::now();
-    let bar = crate::ui::spinner(format!("scoring season {} again", season.number));
+    let bar = crate::progress::step(format!("scoring season {} again", season.number));
     let previous = scoring::rescan::Previous {
         digests: &base.digests,
         crowded: &base.scan.result.crowded,
@@ -208,7 +208,7 @@ async fn rescan(
         save_ms = (started.elapsed() - scored).as_millis() as u64,
         "rescan stored"
     );
-    bar.finish_and_clear();
+    bar.finish();
     let figures = Rescanned {
         base: base.scan.id,
         replaced_accounts: replaced,

@@ -10,7 +10,7 @@
 //! (`DETECT_DRAWING_SOURCE`, from build.rs), so that a new drawing never
 //! reuses an old picture.
 
-use super::pictures::write_atomic;
+use super::write_atomic;
 use anyhow::Result;
 use schema::Segments;
 use sha2::{Digest, Sha256};

@@ -35,12 +35,12 @@
 
 pub mod alerts;
 pub mod config;
+pub mod fnv;
 pub mod reports;
 pub mod retention;
 pub mod sources;
 pub mod tick;
 
-use crate::cli::DaemonArgs;
 use anyhow::{anyhow, Context as _, Result};
 use config::Config;
 use sources::Live;
@@ -217,7 +217,18 @@ impl Signals {
     }
 }
 
-pub async fn run(cli_db: &str, args: DaemonArgs) -> Result<()> {
+/// What `detect daemon` was asked to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DaemonOptions {
+    /// The configuration file (TOML).
+    pub config: std::path::PathBuf,
+    /// Run one scan tick and exit.
+    pub once: bool,
+}
+
+/// Runs the daemon on the store `cli_db` (unless the configuration names
+/// one) until a signal stops it, or for one tick.
+pub async fn run(cli_db: &str, args: DaemonOptions) -> Result<()> {
     let config = Config::load(&args.config)?;
     if !args.once {
         config::require_schedule(&config)?;

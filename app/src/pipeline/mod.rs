@@ -34,9 +34,9 @@ pub async fn segments(
 ) -> Result<Segments> {
     // A stale segmentation is not loaded only to be thrown away.
     if let Some(generation) = segments_current(store, bucket_seconds, reference_order).await? {
-        let loading = crate::ui::spinner("loading the stored buckets");
+        let loading = crate::progress::step("loading the stored buckets");
         let stored = store.load_segmentation(bucket_seconds).await?;
-        loading.finish_and_clear();
+        loading.finish();
         if let Some(stored) = stored.filter(|s| s.generation == generation) {
             return Ok(stored.segments);
         }

@@ -52,9 +52,9 @@ pub async fn update_segments_in_pages(
         match extend_segments(store, bucket_seconds, page).await {
             Ok(Some(mut cut)) => {
                 if keep {
-                    let loading = crate::ui::spinner("loading the stored buckets");
+                    let loading = crate::progress::step("loading the stored buckets");
                     let stored = store.load_segmentation(bucket_seconds).await?;
-                    loading.finish_and_clear();
+                    loading.finish();
                     cut.segments = stored.map(|s| s.segments);
                 }
                 return Ok(cut);
@@ -93,7 +93,7 @@ pub async fn cut_segments_in_pages(
     page: usize,
 ) -> Result<Cut> {
     let started = std::time::Instant::now();
-    let bar = crate::ui::spinner("cutting the stored moves into buckets");
+    let bar = crate::progress::step("cutting the stored moves into buckets");
     let mut writer = store
         .begin_segmentation(bucket_seconds, reference_order)
         .await?;
@@ -111,9 +111,9 @@ pub async fn cut_segments_in_pages(
             write_settled(&mut writer, &mut segmenter).await?;
         }
     }
-    bar.set_message("saving the buckets");
+    bar.set_message("saving the buckets".into());
     let cut = finish(writer, segmenter, keep).await?;
-    bar.finish_and_clear();
+    bar.finish();
     tracing::info!(
         moves = cut.moves,
         bucket_seconds,

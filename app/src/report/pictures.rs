@@ -3,7 +3,7 @@
 //! and the distribution chart, drawn once and written atomically.
 
 use crate::report::picture_cache::{self, overview_file, timeline_file, PictureCache};
-use crate::report::write_atomically;
+use crate::report::write_atomic;
 use anyhow::{Context, Result};
 use schema::{IpPseudonyms, ScanResult, Season, Segments};
 use std::collections::BTreeMap;
@@ -244,9 +244,4 @@ fn remove_stale_cliques(dir: &Path, cliques: usize) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Writes bytes through [`write_atomically`].
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    write_atomically(path, |out| Ok(out.write_all(bytes)?))
 }

@@ -149,7 +149,7 @@ fn problems_are_one_sentence() {
 #[test]
 fn the_example_configuration_is_valid() {
     let dir = tempfile::tempdir().unwrap();
-    let text = include_str!("../../../detect.example.toml")
+    let text = include_str!("../../../../detect.example.toml")
         .replace("/var/lib/otm/logs", dir.path().to_str().unwrap());
     let c = parse(&text).unwrap();
     assert_eq!(c.sources.len(), 2);

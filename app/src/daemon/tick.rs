@@ -144,7 +144,7 @@ pub async fn run(ctx: &Context, memory: &mut Memory, kind: Kind) -> Outcome {
             .increment(pulled.new_moves);
         out.problems.extend(pulled.problems);
     }
-    if let Err(e) = super::retention::apply_daily(ctx).await {
+    if let Err(e) = super::retention::apply_daily(&ctx.store, ctx.config.retention_days).await {
         let m = format!("the daily purge failed: {}", crate::error_sentence(&e));
         tracing::warn!("{m}");
         out.problems.push(m);

@@ -1,11 +1,11 @@
 //! Hashes the drawing code's source (`viz/src`) into `DETECT_DRAWING_SOURCE`,
 //! so that a report directory never keeps a picture an older drawing made
-//! (`src/report/picture_cache.rs`).
+//! (`app/src/report/picture_cache.rs`).
 
 use std::path::Path;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("viz/src");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../viz/src");
     println!("cargo:rerun-if-changed={}", root.display());
     let mut files = Vec::new();
     collect(&root, &mut files);

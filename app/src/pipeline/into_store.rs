@@ -70,10 +70,9 @@ impl std::fmt::Display for IngestSummary {
     }
 }
 
-/// A progress spinner counting lines on standard error when it is a
-/// terminal (hidden otherwise, and with `-q`).
-pub fn spinner(message: String) -> indicatif::ProgressBar {
-    crate::ui::line_counter(message)
+/// A step counting lines, reported to the installed progress.
+pub fn spinner(message: String) -> Box<dyn crate::progress::Step> {
+    crate::progress::counter(message)
 }
 
 /// A log to read: where it is named from (a path, or `-`), and, for
@@ -152,10 +151,10 @@ pub async fn ingest_file(store: &Store, path: &str, skip_bad: bool) -> Result<In
         store.limits(),
         skip_bad,
         shown,
-        Some(&bar),
+        Some(bar.as_ref()),
     )
     .await;
-    bar.finish_and_clear();
+    bar.finish();
     let summary = match read {
         Ok(s) => s,
         Err(e) => {
@@ -227,7 +226,7 @@ pub async fn read_log_into(
     limits: &Limits,
     skip_bad: bool,
     shown: Shown,
-    bar: Option<&indicatif::ProgressBar>,
+    bar: Option<&dyn crate::progress::Step>,
 ) -> Result<IngestSummary> {
     let reader = open_log_as(log.read_from(), &log.path, limits).map_err(|e| shown.error(e))?;
     let digest = if log.is_file() {

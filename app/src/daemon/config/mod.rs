@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 mod source;
 
 use source::{check_source, RawSource};
-pub use source::{fnv1a, Mark, Source};
+pub use source::{Mark, Source};
 
 /// The default of `current_days`.
 pub const DEFAULT_CURRENT_DAYS: u32 = 14;
