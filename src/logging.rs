@@ -9,16 +9,7 @@
 
 use tracing_subscriber::EnvFilter;
 
-/// How log lines are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LogFormat {
-    /// One line of text per event.
-    #[default]
-    Text,
-    /// One JSON object per event: timestamp, level, target, fields.
-    Json,
-}
+pub use app::log_format::LogFormat;
 
 pub fn init(verbose: u8, quiet: bool, daemon: bool, format: LogFormat) {
     // sqlx warns of slow statements with their SQL: noise on a terminal, so

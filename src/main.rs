@@ -17,9 +17,7 @@ fn main() -> ExitCode {
     let daemon = matches!(cli.command, detect::cli::Command::Daemon(_));
     let log_format = match (&cli.command, cli.log_format) {
         (_, Some(format)) => format,
-        (detect::cli::Command::Daemon(args), None) => {
-            app::daemon::config::log_format(&args.config)
-        }
+        (detect::cli::Command::Daemon(args), None) => app::daemon::config::log_format(&args.config),
         _ => detect::logging::LogFormat::Text,
     };
     if daemon {

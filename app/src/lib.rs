@@ -8,10 +8,11 @@
 
 pub mod daemon;
 pub mod file_digest;
+pub mod log_format;
 pub mod pipeline;
 pub mod privacy;
-pub mod prometheus;
 pub mod progress;
+pub mod prometheus;
 pub mod purge;
 pub mod report;
 

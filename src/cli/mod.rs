@@ -78,9 +78,9 @@ pub struct Cli {
     #[arg(
         long,
         global = true,
-        value_enum,
         ignore_case = true,
-        value_name = "FORMAT"
+        value_name = "FORMAT",
+        value_parser = log_format_parser()
     )]
     pub log_format: Option<crate::logging::LogFormat>,
 
@@ -495,4 +495,13 @@ pub struct CompareArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub scan: ScanOptions,
+}
+
+/// `--log-format`'s values: the names of the application's log formats.
+fn log_format_parser() -> impl clap::builder::TypedValueParser<Value = crate::logging::LogFormat> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(crate::logging::LogFormat::NAMES).map(|name| {
+        crate::logging::LogFormat::from_name(&name.to_lowercase())
+            .expect("a possible value is a format's name")
+    })
 }

@@ -1,8 +1,8 @@
 //! `detect backup DEST` and `detect check`: a consistent copy of the store
 //! while the daemon runs, and a check of what a store holds.
 
-use app::pipeline::Db;
 use anyhow::{bail, Result};
+use app::pipeline::Db;
 use clap::Args;
 use std::path::PathBuf;
 use store::Store;

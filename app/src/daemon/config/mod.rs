@@ -46,7 +46,7 @@ struct RawConfig {
     #[serde(default, rename = "alert")]
     alerts: Vec<super::alerts::RawAlert>,
     metrics_listen: Option<std::net::SocketAddr>,
-    log_format: Option<crate::logging::LogFormat>,
+    log_format: Option<crate::log_format::LogFormat>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -128,7 +128,7 @@ pub struct Config {
     /// Where `/metrics` is served (Prometheus text format); none by default.
     pub metrics_listen: Option<std::net::SocketAddr>,
     /// Log lines as text (the default) or JSON; `--log-format` wins.
-    pub log_format: Option<crate::logging::LogFormat>,
+    pub log_format: Option<crate::log_format::LogFormat>,
 }
 
 impl Config {
@@ -227,10 +227,10 @@ impl Config {
 /// The `log_format` a configuration file names, read before logging
 /// starts; text when it names none or cannot be read (loading it later
 /// says what is wrong).
-pub fn log_format(path: &Path) -> crate::logging::LogFormat {
+pub fn log_format(path: &Path) -> crate::log_format::LogFormat {
     #[derive(Deserialize)]
     struct Only {
-        log_format: Option<crate::logging::LogFormat>,
+        log_format: Option<crate::log_format::LogFormat>,
     }
     std::fs::read_to_string(path)
         .ok()

@@ -175,7 +175,7 @@ fn metrics_and_log_format_are_off_until_named() {
     assert_eq!((c.metrics_listen, c.log_format), (None, None));
     let c = parse("metrics_listen = \"127.0.0.1:9187\"\nlog_format = \"json\"").unwrap();
     assert_eq!(c.metrics_listen, Some("127.0.0.1:9187".parse().unwrap()));
-    assert_eq!(c.log_format, Some(crate::logging::LogFormat::Json));
+    assert_eq!(c.log_format, Some(crate::log_format::LogFormat::Json));
     let e = err("metrics_listen = \"localhost\"");
     assert!(e.contains("line 1") && e.contains("socket address"), "{e}");
     let e = err("log_format = \"xml\"");
