@@ -1,5 +1,6 @@
 //! The scoring crate's tests, one test binary: the reference walk against
-//! the bit rows, improved mode's signals and scan path, rescans, triage.
+//! the bit rows, stall runs against the walk, improved mode's signals and
+//! scan path, rescans, triage.
 
 mod common;
 
@@ -11,5 +12,6 @@ mod improved_order;
 mod improved_scan_path;
 mod improved_timing;
 mod rescan;
+mod runs;
 mod similarity;
 mod triage;
