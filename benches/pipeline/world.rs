@@ -80,7 +80,7 @@ impl<W: Write> Thinned<W> {
         // SipHash with fixed keys: the same line, the same choice.
         let mut h = std::collections::hash_map::DefaultHasher::new();
         self.line.hash(&mut h);
-        h.finish() % self.k == 0
+        h.finish().is_multiple_of(self.k)
     }
 }
 
