@@ -35,7 +35,14 @@
 //! - `reference` (only with `--reference PATH`): the reference script on the
 //!   same file.
 //!
+//! Before the stages, the world's shape is printed (segments a move,
+//! counted by bucket as the reference counts them; records held), and
+//! segments a move beside every figure.
+//!
 //! Options: `--moves N[k|m]` (repeatable; default 1m and 400k), `--days D`,
+//! `--sparse K` (a world shaped like a real site's: one move in K kept of
+//! a world with K times the accounts, so games wait days; see
+//! `pipeline/world.rs`),
 //! `--stages a,b,c`, `--reference PATH`, `--data DIR` (default
 //! target/bench-data; worlds are generated once and kept), `--repeat N`
 //! (default 3: the in-memory stages and `report` run N times, alternating
@@ -44,12 +51,14 @@
 
 #[path = "pipeline/commands.rs"]
 mod commands;
+#[path = "pipeline/world.rs"]
+mod world;
 
 use commands::{external, reference, release_binary, Outcome};
-use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
+use world::{line_count, world};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -74,12 +83,15 @@ fn main() {
         let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
         let count = line_count(&file);
         println!();
+        let shape = child("shape", &file).map_or_else(String::new, |o| o.note);
+        let per_move = shape.split(' ').next().unwrap_or("?").to_owned();
         println!(
             "== world of {count} moves over {} days ({:.0} MB): {}",
             opts.days,
             size as f64 / 1e6,
             file.display()
         );
+        println!("   {shape}");
         // Round after round, so that every stage sees the same machine; the
         // heavy store stages and the reference run once.
         let mut best: Vec<Option<Outcome>> = opts.stages.iter().map(|_| None).collect();
@@ -116,7 +128,7 @@ fn main() {
                 .map(|f| format!("{:6.2}x floor", o.seconds / f))
                 .unwrap_or_default();
             println!(
-                "{:<15} {:>8.3} s  {:>11.0} moves/s  peak {:>7.0} MB  {ratio}  {}",
+                "{:<15} {:>8.3} s  {:>11.0} moves/s  peak {:>7.0} MB  {ratio}  {per_move} seg/move  {}",
                 stage,
                 o.seconds,
                 per_sec,
@@ -142,6 +154,9 @@ pub struct Options {
     reference: Option<PathBuf>,
     pub data: PathBuf,
     repeat: u32,
+    /// Keep one move in this many of a world with as many times the
+    /// accounts (1: the simulator's dense world); see `world.rs`.
+    sparse: u32,
 }
 
 impl Options {
@@ -166,6 +181,7 @@ impl Options {
             reference: None,
             data: Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data"),
             repeat: 3,
+            sparse: 1,
         };
         let mut it = args.iter().filter(|a| *a != "--bench");
         while let Some(a) = it.next() {
@@ -181,6 +197,7 @@ impl Options {
                 "--reference" => o.reference = Some(PathBuf::from(value())),
                 "--data" => o.data = PathBuf::from(value()),
                 "--repeat" => o.repeat = value().parse().expect("--repeat N"),
+                "--sparse" => o.sparse = value().parse::<u32>().expect("--sparse K").max(1),
                 other => {
                     panic!("unknown option {other}; see the doc comment of benches/pipeline.rs")
                 }
@@ -203,44 +220,6 @@ fn parse_count(s: &str) -> u64 {
         (s.as_str(), 1.0)
     };
     (num.parse::<f64>().expect("a move count like 400k or 10m") * mult) as u64
-}
-
-/// The simulated world of about `moves` moves, generated once.
-fn world(opts: &Options, moves: u64) -> PathBuf {
-    let file = opts
-        .data
-        .join(format!("world-{moves}-{}d.jsonl", opts.days));
-    if file.is_file() {
-        return file;
-    }
-    let cfg = sim::WorldConfig::for_moves(7, moves, opts.days);
-    let tmp = file.with_extension("tmp");
-    let start = Instant::now();
-    let mut out =
-        BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp).expect("create world"));
-    let truth = sim::simulate(&cfg, &mut out).expect("simulate");
-    out.flush().expect("write world");
-    drop(out);
-    std::fs::rename(&tmp, &file).expect("rename world");
-    std::fs::write(
-        file.with_extension("truth.json"),
-        serde_json::to_vec_pretty(&truth).expect("truth"),
-    )
-    .expect("write truth");
-    let n = line_count(&file);
-    let s = start.elapsed().as_secs_f64();
-    println!(
-        "generated {} moves in {s:.1} s ({:.0} moves/s)",
-        n,
-        n as f64 / s
-    );
-    file
-}
-
-fn line_count(file: &Path) -> u64 {
-    use std::io::BufRead;
-    let f = std::io::BufReader::new(std::fs::File::open(file).expect("open world"));
-    f.split(b'\n').count() as u64
 }
 
 /// Runs an in-process stage in a child process of this binary.
@@ -281,6 +260,7 @@ fn run_stage(stage: &str, file: &Path, _extra: Option<&str>) -> String {
             return format!("{:.4} {} {out}", start.elapsed().as_secs_f64(), peak_kb());
         }
         "scan-modes" => scan_modes(path),
+        "shape" => world::shape(&segment(path), line_count(file)),
         other => panic!("unknown stage {other}"),
     };
     format!("{:.4} {} {note}", start.elapsed().as_secs_f64(), peak_kb())

@@ -3,8 +3,7 @@
 use crate::layout::{self, Meta};
 use anyhow::{Context, Result};
 use datafusion::arrow::array::{
-    ArrayRef, BooleanBuilder, Int64Builder, ListArray, ListBuilder, StringBuilder, StructArray,
-    UInt32Builder,
+    ArrayRef, Int64Builder, ListArray, ListBuilder, StringBuilder, StructArray, UInt32Builder,
 };
 use datafusion::arrow::buffer::OffsetBuffer;
 use datafusion::arrow::datatypes::{DataType, Field, SchemaRef};
@@ -88,10 +87,11 @@ pub fn read_meta(dir: &Path) -> Result<Meta> {
     let meta: Meta = serde_json::from_str(&text)
         .with_context(|| format!("{}: not a season's meta.json", path.display()))?;
     anyhow::ensure!(
-        meta.format == layout::FORMAT,
-        "{}: layout version {} (this detect reads {})",
+        (layout::OLDEST_FORMAT..=layout::FORMAT).contains(&meta.format),
+        "{}: layout version {} (this detect reads {} to {})",
         path.display(),
         meta.format,
+        layout::OLDEST_FORMAT,
         layout::FORMAT
     );
     Ok(meta)
@@ -109,8 +109,9 @@ fn write_segments(
     let mut rows = AccountRows::default();
     let mut total = 0;
     for &u in accounts {
-        let segs = scoring::in_season(&segments.by_account[u as usize], season);
-        rows.push(segments, segments.accounts.name(u), segs);
+        let bs = segments.bucket_seconds;
+        let segs = scoring::in_season(&segments.by_account[u as usize], season, bs);
+        rows.push(segments, segments.accounts.name(u), &segs);
         total += segs.len();
         if rows.segments >= BATCH_SEGMENTS {
             out.write(rows.finish()?)?;
@@ -132,7 +133,7 @@ struct AccountRows {
     lengths: Vec<usize>,
     segments: usize,
     bucket: Int64Builder,
-    stalled: BooleanBuilder,
+    stalls: UInt32Builder,
     stall_ip: StringBuilder,
     move_ips: ListBuilder<StringBuilder>,
     move_counts: ListBuilder<UInt32Builder>,
@@ -145,7 +146,7 @@ impl AccountRows {
         self.segments += segs.len();
         for s in segs {
             self.bucket.append_value(s.bucket);
-            self.stalled.append_value(s.stalled);
+            self.stalls.append_value(s.stalls);
             self.stall_ip
                 .append_option(s.stall_ip.map(|ip| all.ips.name(ip.get())));
             for &(ip, count) in s.moves.iter() {
@@ -161,7 +162,7 @@ impl AccountRows {
         let fields = layout::segment_fields();
         let columns: Vec<ArrayRef> = vec![
             Arc::new(self.bucket.finish()),
-            Arc::new(self.stalled.finish()),
+            Arc::new(self.stalls.finish()),
             Arc::new(self.stall_ip.finish()),
             Arc::new(self.move_ips.finish()),
             Arc::new(self.move_counts.finish()),

@@ -10,8 +10,13 @@ use datafusion::arrow::datatypes::{DataType, Field, Fields, Schema, SchemaRef};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
-/// The layout's version, written into `meta.json`.
-pub const FORMAT: u32 = 1;
+/// The layout's version, written into `meta.json`: 2 since a stall run is
+/// one segment (`stalls`); version 1 had one segment a bucket (`stalled`),
+/// which is still read.
+pub const FORMAT: u32 = 2;
+
+/// The oldest layout version read.
+pub const OLDEST_FORMAT: u32 = 1;
 pub const META: &str = "meta.json";
 pub const SEGMENTS: &str = "segments";
 pub const IP_DAYS: &str = "ip_days";
@@ -30,16 +35,18 @@ pub struct Meta {
     /// The store's moves generation the segments were cut from (0 when the
     /// folder did not come from a store).
     pub generation: i64,
+    /// Segments written: moved buckets and stall runs.
     pub segments: usize,
     pub ip_days: usize,
 }
 
-/// The fields of one segment (an account's bucket in the season).
+/// The fields of one segment (an account's moved bucket or stall run in the
+/// season, [`schema::Segment`]).
 pub fn segment_fields() -> Fields {
     let item = |t: DataType| Arc::new(Field::new("item", t, true));
     Fields::from(vec![
         Field::new("bucket", DataType::Int64, false),
-        Field::new("stalled", DataType::Boolean, false),
+        Field::new("stalls", DataType::UInt32, false),
         Field::new("stall_ip", DataType::Utf8, true),
         Field::new("move_ips", DataType::List(item(DataType::Utf8)), false),
         Field::new("move_counts", DataType::List(item(DataType::UInt32)), false),

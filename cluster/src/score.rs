@@ -106,8 +106,13 @@ fn segments_at(
     };
     let bucket = column("bucket")?;
     let bucket = bucket.as_primitive::<Int64Type>();
-    let stalled = column("stalled")?;
-    let stalled = stalled.as_boolean();
+    // Stalls from the bucket on (layout 2), or whether it was stalled
+    // (layout 1, one segment a bucket).
+    let stalls = match rows.column_by_name("stalls") {
+        Some(stalls) => cast(stalls, &DataType::UInt32)?,
+        None => cast(&column("stalled")?, &DataType::UInt32)?,
+    };
+    let stalls = stalls.as_primitive::<UInt32Type>();
     // Parquet readers may hand strings over as views: one type here.
     let stall_ip = cast(&column("stall_ip")?, &DataType::Utf8)?;
     let stall_ip = stall_ip.as_string::<i32>();
@@ -138,7 +143,7 @@ fn segments_at(
             moves: (0..names.len())
                 .map(|k| (id(names.value(k)), counts.value(k)))
                 .collect(),
-            stalled: stalled.value(r),
+            stalls: stalls.value(r),
             stall_ip: (!stall_ip.is_null(r)).then(|| schema::StallIp::new(id(stall_ip.value(r)))),
         });
     }

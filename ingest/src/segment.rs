@@ -10,20 +10,26 @@
 //! ...` while the bucket is after `L`: stop at the first bucket where `u`
 //! already has a record (a move or a stall, from any game), otherwise mark
 //! `u` stalled there. Then `L = b`.
+//!
+//! The stalls one walk marks are consecutive buckets before a move, so they
+//! are kept as one stall run ([`Segment`]): memory and time follow moves
+//! and changes of state, not the buckets a game waited.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use schema::{
-    bucket_of, day_of, AccountId, Epoch, GameDays, IpDay, IpId, Move, Names, Segment, Segments,
+    bucket_of, day_of, push_joined, AccountId, Epoch, GameDays, IpDay, IpId, Move, Names, Segment,
+    Segments,
 };
 
 /// Builds [`Segments`] from moves fed one at a time, in processing order.
 /// Memory grows with the number of segments, not of moves.
 ///
-/// Each account's segments are kept as a list sorted by bucket. Time-sorted
-/// input only ever appends to it (the stall walk fills the gap between the
-/// account's latest record and the move), which is the fast path; a move older
-/// than the account's latest record (reference order on unsorted input) takes
-/// the general path with binary searches.
+/// Each account's segments are kept as a list sorted by bucket, a stall run
+/// one entry. Time-sorted input only ever appends to it (the stall walk
+/// fills the gap between the account's latest record and the move with one
+/// run), which is the fast path; a move older than the account's latest
+/// record (reference order on unsorted input) takes the general path with
+/// binary searches, splitting a run it lands in.
 #[derive(Debug)]
 pub struct Segmenter {
     bucket_seconds: i64,
@@ -123,32 +129,14 @@ impl Segmenter {
         let b = bucket_of(timestamp, bs);
         let last = self.last_bucket[game as usize];
         let segs = &mut self.segs[account as usize];
-        match segs.last().map(|s| s.bucket) {
-            Some(top) if top > b => {
+        match segs.last() {
+            // Time order: the account's records all end before b, or the
+            // latest is the bucket of b itself.
+            Some(top) if top.last_bucket(bs) >= b && !(top.bucket == b && top.span() == 1) => {
                 self.in_time_order = false;
                 general_path(segs, b, ip, last, bs)
             }
-            _ => {
-                // Time order: every record of the account is at or before b.
-                let at_b = segs.last().is_some_and(|s| s.bucket == b);
-                let before = if at_b { segs.pop() } else { None };
-                let latest = segs.last().map(|s| s.bucket);
-                if let Some(l) = last {
-                    // The walk from b-B down stops at `latest` or at `l`.
-                    let floor = latest.map_or(l, |r| r.max(l));
-                    let mut p = floor + bs;
-                    while p < b {
-                        segs.push(stall(p));
-                        p += bs;
-                    }
-                }
-                let mut seg = before.unwrap_or_else(|| Segment {
-                    bucket: b,
-                    ..Segment::default()
-                });
-                add_move(&mut seg, ip);
-                segs.push(seg);
-            }
+            _ => push_in_order(segs, b, ip, last, bs),
         }
         self.last_bucket[game as usize] = Some(b);
         let day = day_of(timestamp);
@@ -192,8 +180,8 @@ impl Segmenter {
     }
 
     /// Takes up a stored cut of time-sorted moves for `account`: `records` are
-    /// the account's latest two records (a whole run of stalls before the
-    /// latest counts as one), sorted, stall IPs as stored: all of the
+    /// the account's latest two records (a stall run is one), sorted, stall
+    /// IPs as stored: all of the
     /// account's segments a later move can change. Moves pushed afterwards
     /// must not be older than the last of them. What the account had before
     /// them is not needed, and [`Segmenter::finish`] hands back only these
@@ -207,7 +195,8 @@ impl Segmenter {
         }
         let segs = &mut self.segs[account as usize];
         assert!(segs.is_empty(), "account {account} resumed twice");
-        debug_assert!(records.windows(2).all(|w| w[0].bucket < w[1].bucket));
+        let bs = self.bucket_seconds;
+        debug_assert!(records.windows(2).all(|w| w[0].end(bs) <= w[1].bucket));
         *segs = records;
     }
 
@@ -236,9 +225,9 @@ impl Segmenter {
     /// stall IPs set: on time-sorted input, every segment but the account's
     /// latest two. The latest (a moved bucket) still takes moves; the one
     /// before it is where the walk of another move into that bucket stops.
-    /// A stall is only ever made by the walk just before the move that
-    /// follows it, so its IP is already known; a run of stalls always ends
-    /// at that moved bucket, so runs never span two hand-overs. What
+    /// A stall run is only ever made by the walk just before the move that
+    /// follows it, so its IP is already known, and it is one segment, so a
+    /// run never spans two hand-overs. What
     /// [`Segmenter::finish`] returns afterwards is the rest: together they
     /// are exactly the segments `finish` alone returns.
     ///
@@ -255,7 +244,7 @@ impl Segmenter {
             if segs.len() < 3 {
                 continue;
             }
-            finish_account(segs);
+            finish_account(segs, self.bucket_seconds);
             let open = segs.split_off(segs.len() - 2);
             settled.push((account as AccountId, std::mem::replace(segs, open)));
         }
@@ -279,7 +268,12 @@ impl Segmenter {
         by_account.resize_with(accounts.len().max(by_account.len()), Vec::new);
         let sightings = self.ip_days;
         let (_, ip_days) = rayon::join(
-            || by_account.par_iter_mut().for_each(finish_account),
+            || {
+                let bs = self.bucket_seconds;
+                by_account
+                    .par_iter_mut()
+                    .for_each(|s| finish_account(s, bs))
+            },
             || {
                 let mut ip_days: Vec<IpDay> = sightings.into_iter().collect();
                 ip_days.par_sort_unstable();
@@ -299,28 +293,22 @@ impl Segmenter {
     }
 }
 
-/// Gives each of an account's stalls the IP of their next move, and hands back
-/// what growth left unused (up to half of the list) before scoring
-/// allocates.
-fn finish_account(segs: &mut Vec<Segment>) {
+/// Gives each of an account's stalls the IP of their next move, joins runs
+/// that touch and now share an IP (a run taken up from a stored cut already
+/// has its IP; the walk's continuation does not yet), and hands back what
+/// growth left unused (up to half of the list) before scoring allocates.
+fn finish_account(segs: &mut Vec<Segment>, bucket_seconds: i64) {
     let mut next_ip = None;
     for seg in segs.iter_mut().rev() {
-        if seg.stalled {
+        if seg.stalled() {
             seg.stall_ip = next_ip.map(schema::StallIp::new);
         }
         if let Some(&(ip, _)) = seg.moves.first() {
             next_ip = Some(ip);
         }
     }
+    segs.dedup_by(|next, prev| prev.join(next, bucket_seconds));
     segs.shrink_to_fit();
-}
-
-fn stall(bucket: Epoch) -> Segment {
-    Segment {
-        bucket,
-        stalled: true,
-        ..Segment::default()
-    }
 }
 
 fn add_move(seg: &mut Segment, ip: IpId) {
@@ -330,29 +318,89 @@ fn add_move(seg: &mut Segment, ip: IpId) {
     }
 }
 
+/// The stalls of the walk from `b - B` down to (not including) `floor`, as
+/// runs of at most `u32::MAX` buckets.
+fn walk_runs(floor: Epoch, b: Epoch, bs: i64) -> impl Iterator<Item = Segment> {
+    let mut from = floor + bs;
+    std::iter::from_fn(move || {
+        let n = ((b - from) / bs).min(u32::MAX as i64);
+        (n > 0).then(|| {
+            let run = Segment::stall_run(from, n as u32, None);
+            from += n * bs;
+            run
+        })
+    })
+}
+
+/// A move at `b` at or after the account's latest record: the walk fills the
+/// gap since that record (or since `last`, the game's previous bucket) with
+/// one run, and the move opens or joins the bucket at the end.
+fn push_in_order(segs: &mut Vec<Segment>, b: Epoch, ip: IpId, last: Option<Epoch>, bs: i64) {
+    let at_b = segs.last().is_some_and(|s| s.bucket == b);
+    let mut seg = match at_b {
+        true => segs.pop().expect("checked"),
+        false => Segment::moved(b),
+    };
+    if let Some(l) = last {
+        // The walk from b-B down stops at the latest record or at `l`.
+        let floor = segs.last().map_or(l, |r| r.last_bucket(bs).max(l));
+        for run in walk_runs(floor, b, bs) {
+            push_joined(segs, run, bs);
+        }
+    }
+    add_move(&mut seg, ip);
+    segs.push(seg);
+}
+
 /// A move older than the account's latest record: the stall rule as written,
-/// with binary searches in the sorted list.
+/// with binary searches in the sorted list. A move into a stall run splits
+/// it around its bucket, which is then moved and stalled.
 fn general_path(segs: &mut Vec<Segment>, b: Epoch, ip: IpId, last: Option<Epoch>, bs: i64) {
-    match segs.binary_search_by_key(&b, |s| s.bucket) {
-        Ok(i) => add_move(&mut segs[i], ip),
-        Err(i) => {
-            let mut seg = Segment {
-                bucket: b,
-                ..Segment::default()
-            };
-            add_move(&mut seg, ip);
-            segs.insert(i, seg);
+    let i = segs.partition_point(|s| s.bucket <= b);
+    let holding = i.checked_sub(1).filter(|&j| segs[j].end(bs) > b);
+    let at = match holding {
+        Some(j) if !segs[j].is_run() => j,
+        Some(j) => split_run(segs, j, b, bs),
+        None => {
+            segs.insert(i, Segment::moved(b));
+            i
         }
-    }
+    };
+    add_move(&mut segs[at], ip);
     let Some(l) = last else { return };
-    let mut p = b - bs;
-    while p > l {
-        match segs.binary_search_by_key(&p, |s| s.bucket) {
-            Ok(_) => break,
-            Err(i) => segs.insert(i, stall(p)),
+    // The walk from b-B down stops at the previous record or at `l`.
+    let floor = match at.checked_sub(1) {
+        Some(p) => segs[p].last_bucket(bs).max(l),
+        None => l,
+    };
+    let mut at = at;
+    for run in walk_runs(floor, b, bs) {
+        let joined = at.checked_sub(1).is_some_and(|p| segs[p].join(&run, bs));
+        if !joined {
+            segs.insert(at, run);
+            at += 1;
         }
-        p -= bs;
     }
+}
+
+/// Splits the stall run `segs[j]` around bucket `b`, which it holds, into
+/// the stalls before, `b` stalled (where the move goes), and the stalls
+/// after; returns the index of `b`.
+fn split_run(segs: &mut Vec<Segment>, j: usize, b: Epoch, bs: i64) -> usize {
+    let run = segs[j].clone();
+    let before = ((b - run.bucket) / bs) as u32;
+    let after = run.stalls - before - 1;
+    let mut parts = Vec::with_capacity(3);
+    if before > 0 {
+        parts.push(Segment::stall_run(run.bucket, before, run.stall_ip));
+    }
+    let at = j + parts.len();
+    parts.push(Segment::stall_run(b, 1, run.stall_ip));
+    if after > 0 {
+        parts.push(Segment::stall_run(b + bs, after, run.stall_ip));
+    }
+    segs.splice(j..=j, parts);
+    at
 }
 
 /// Segments moves in the order given. Sort them first (stably, by time) for
@@ -389,10 +437,11 @@ mod tests {
         }
     }
 
+    /// Bucket by bucket: (bucket, moved, stalled).
     fn states(s: &Segments, account: &str) -> Vec<(i64, bool, bool)> {
-        s.of(account)
+        schema::expand(s.of(account), B)
             .iter()
-            .map(|g| ((g.bucket - K0) / B, !g.moves.is_empty(), g.stalled))
+            .map(|g| ((g.bucket - K0) / B, !g.moves.is_empty(), g.stalled()))
             .collect()
     }
 
@@ -410,9 +459,57 @@ mod tests {
             ]
         );
         assert_eq!(states(&s, "a"), vec![(0, true, false)]);
-        assert!(s.of("b")[..3]
+        let (run, moved) = (&s.of("b")[0], &s.of("b")[1]);
+        assert_eq!(
+            (run.bucket, run.stalls),
+            (K0 + B, 3),
+            "one run of three stalls"
+        );
+        assert_eq!(run.stall_ip.map(|ip| ip.get()), s.ips.get("2"));
+        assert_eq!((moved.bucket, moved.stalls), (K0 + 4 * B, 0));
+    }
+
+    #[test]
+    fn a_wait_of_three_days_is_one_record() {
+        let moves = [mv("a", "g", 0, "1"), mv("b", "g", 3 * 48 + 1, "2")];
+        let s = segment_moves(&moves, B);
+        assert_eq!(s.of("b").len(), 2);
+        assert_eq!(s.of("b")[0].stalls, 3 * 48);
+    }
+
+    #[test]
+    fn an_older_move_splits_a_run() {
+        // b waits k1..k5 in g; then, out of order, b moves at k3 in h (whose
+        // previous move, by a, was at k0): k3 becomes moved and stalled, its
+        // walk finds k2 stalled already.
+        let moves = [
+            mv("a", "g", 0, "1"),
+            mv("b", "g", 6, "2"),
+            mv("a", "h", 0, "1"),
+            mv("b", "h", 3, "3"),
+        ];
+        let s = segment_moves(&moves, B);
+        assert_eq!(
+            states(&s, "b"),
+            vec![
+                (1, false, true),
+                (2, false, true),
+                (3, true, true),
+                (4, false, true),
+                (5, false, true),
+                (6, true, false)
+            ]
+        );
+        let spans: Vec<_> = s
+            .of("b")
             .iter()
-            .all(|g| g.stall_ip.map(|ip| ip.get()) == s.ips.get("2")));
+            .map(|g| ((g.bucket - K0) / B, g.span()))
+            .collect();
+        assert_eq!(spans, [(1, 2), (3, 1), (4, 2), (6, 1)]);
+        // The stalls before k3 are charged to its IP, those after to k6's.
+        let ip = |g: &Segment| g.stall_ip.map(|i| s.ips.name(i.get()).to_owned());
+        assert_eq!(ip(&s.of("b")[0]).as_deref(), Some("3"));
+        assert_eq!(ip(&s.of("b")[2]).as_deref(), Some("2"));
     }
 
     #[test]

@@ -41,44 +41,7 @@ pub fn day_of(t: Epoch) -> i64 {
 
 pub use crate::names::Names;
 
-/// The state of an account in one bucket, or in a window of buckets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
-#[serde(rename_all = "snake_case")]
-pub enum SegmentState {
-    Moved,
-    Stalled,
-    Idle,
-}
-
-/// One account's record in one bucket: the IPs they moved from, and whether it
-/// was their turn and they did not move (a stall). A bucket with neither is
-/// idle and has no `Segment`.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Segment {
-    /// Start of the bucket, UTC epoch seconds.
-    pub bucket: Epoch,
-    /// IPs moved from in this bucket with their move counts, in the order of
-    /// each IP's first move (inline when there is at most one).
-    pub moves: crate::IpCounts,
-    /// The account was stalled in this bucket.
-    pub stalled: bool,
-    /// For a stall: the IP of the account's next move after this bucket (the
-    /// first IP of the nearest later bucket with moves). `None` if there is
-    /// no later move, which the stall rule never produces from a sorted log.
-    pub stall_ip: Option<crate::StallIp>,
-}
-
-impl Segment {
-    pub fn state(&self) -> SegmentState {
-        if !self.moves.is_empty() {
-            SegmentState::Moved
-        } else if self.stalled {
-            SegmentState::Stalled
-        } else {
-            SegmentState::Idle
-        }
-    }
-}
+pub use crate::segment::{Segment, SegmentState};
 
 /// An account was seen moving from an IP on a UTC day: the raw material of
 /// candidate pairs.
@@ -128,7 +91,8 @@ pub struct Segments {
     pub bucket_seconds: i64,
     pub accounts: Names,
     pub ips: Names,
-    /// Indexed by [`AccountId`]; each list sorted by bucket, one entry a bucket.
+    /// Indexed by [`AccountId`]; each list sorted by bucket, a moved bucket
+    /// or a whole stall run an entry (see [`Segment`]).
     pub by_account: Vec<Vec<Segment>>,
     /// Distinct (account, day, IP) sightings, sorted.
     pub ip_days: Vec<IpDay>,
@@ -161,7 +125,8 @@ impl Segments {
         let mut out = Vec::new();
         for &u in accounts {
             let account = self.accounts.name(u);
-            for seg in &self.by_account[u as usize] {
+            let segs = &self.by_account[u as usize];
+            for seg in segs.iter().flat_map(|s| s.buckets(self.bucket_seconds)) {
                 for &(ip, count) in &seg.moves {
                     out.push(BucketRecord {
                         account: account.to_owned(),
@@ -171,7 +136,7 @@ impl Segments {
                         delay: 0,
                     });
                 }
-                if seg.stalled {
+                if seg.stalled() {
                     out.push(BucketRecord {
                         account: account.to_owned(),
                         timestamp: seg.bucket,

@@ -56,12 +56,18 @@ pub fn first_seen(segments: &Segments, from: Option<Epoch>, to: Option<Epoch>) -
         let f = &mut first[ip as usize];
         *f = Some(f.map_or(t, |f| f.min(t)));
     };
+    let bs = segments.bucket_seconds;
     for segs in &segments.by_account {
-        let lo = from.map_or(0, |f| segs.partition_point(|s| s.bucket < f));
+        let lo = from.map_or(0, |f| segs.partition_point(|s| s.end(bs) <= f));
         for s in &segs[lo..] {
             if to.is_some_and(|t| s.bucket >= t) {
                 break;
             }
+            // A stall run that began before `from` is first seen at its
+            // first bucket in range.
+            let Some(s) = s.clip(from, to, bs) else {
+                continue;
+            };
             for &(ip, _) in &s.moves {
                 see(ip, s.bucket);
             }

@@ -3,7 +3,8 @@
 //! accounts share rather than with their segments.
 //!
 //! An account's segments become three rows of bits over absolute bucket numbers
-//! (`bucket / B`, 64 buckets a word): *record* (a segment in the bucket),
+//! (`bucket / B`, 64 buckets a word), a stall run set as a range of bits in
+//! a few word operations: *record* (a segment in the bucket),
 //! *window moved* (a move in the bucket or either neighbour) and *window
 //! stalled* (a stall in the bucket or either neighbour). For a directed pair
 //! `(a, b)` and one word, the walked buckets are `a`'s records where `b`'s
@@ -41,9 +42,10 @@ pub struct Rows {
 }
 
 impl Rows {
-    /// The rows of one account's segments (sorted by bucket, one a bucket).
-    /// `None` when a segment does not start on a multiple of the bucket
-    /// size, which the segmenter never produces; the walk handles that case.
+    /// The rows of one account's segments (sorted by bucket), a stall run
+    /// set as a range of bits. `None` when a segment does not start on a
+    /// multiple of the bucket size, which the segmenter never produces; the
+    /// walk handles that case.
     pub fn new(segs: &[Segment], bucket_seconds: i64) -> Option<Self> {
         if segs
             .iter()
@@ -55,28 +57,32 @@ impl Rows {
             return Some(Rows::default());
         };
         let first = (lo.bucket / bucket_seconds - 1).div_euclid(64);
-        let last = (hi.bucket / bucket_seconds + 1).div_euclid(64);
+        let last = (hi.last_bucket(bucket_seconds) / bucket_seconds + 1).div_euclid(64);
         let words = (last - first + 1) as usize;
+        let moved = segs.iter().filter(|s| !s.moves.is_empty()).count();
         let mut rows = Rows {
             first,
             record: vec![0; words],
             moved: vec![0; words],
             stalled: vec![0; words],
-            ip_from: vec![0],
+            moved_at: Vec::with_capacity(moved),
+            ip_from: Vec::with_capacity(moved + 1),
             ..Rows::default()
         };
+        rows.ip_from.push(0);
         for s in segs {
             let k = s.bucket / bucket_seconds;
             let at = (k - first * 64) as usize;
-            rows.record[at / 64] |= 1 << (at % 64);
+            set_range(&mut rows.record, at, at + s.span() as usize - 1);
             if !s.moves.is_empty() {
-                set_window(&mut rows.moved, at);
+                set_range(&mut rows.moved, at - 1, at + 1);
                 rows.moved_at.push(k);
                 rows.ips.extend(s.moves.iter().map(|&(ip, _)| ip));
                 rows.ip_from.push(rows.ips.len() as u32);
             }
-            if s.stalled {
-                set_window(&mut rows.stalled, at);
+            if s.stalls > 0 {
+                // Every stalled bucket's window: one bucket either side.
+                set_range(&mut rows.stalled, at - 1, at + s.stalls as usize);
             }
         }
         Some(rows)
@@ -140,11 +146,19 @@ impl<'r> MovedBuckets<'r> {
     }
 }
 
-/// Sets bits `at - 1 ..= at + 1` (the rows have a word of margin each side).
-fn set_window(row: &mut [u64], at: usize) {
-    for p in at - 1..=at + 1 {
-        row[p / 64] |= 1 << (p % 64);
+/// Sets bits `lo ..= hi` (the rows have a word of margin each side, so a
+/// window one bucket wider than a segment fits).
+fn set_range(row: &mut [u64], lo: usize, hi: usize) {
+    let (wl, wh) = (lo / 64, hi / 64);
+    let from = u64::MAX << (lo % 64);
+    let to = up_to((hi % 64) as u32);
+    if wl == wh {
+        row[wl] |= from & to;
+        return;
     }
+    row[wl] |= from;
+    row[wl + 1..wh].fill(u64::MAX);
+    row[wh] |= to;
 }
 
 /// Bits `0 ..= p`.

@@ -31,6 +31,7 @@ use schema::{
     AccountId, CrowdedAddress, Epoch, Mode, PairScore, ScanParams, ScanResult, Season, SeasonError,
     Segment, Segments,
 };
+use std::borrow::Cow;
 
 /// Why a scan could not run.
 #[derive(Debug)]
@@ -60,15 +61,33 @@ impl std::fmt::Display for ScanError {
     }
 }
 
-/// The segments of one account that fall inside the season's range.
-pub fn in_season<'s>(segs: &'s [Segment], season: &Season) -> &'s [Segment] {
+/// The segments of one account whose buckets start inside the season's
+/// range: a slice of the account's list, but for a stall run that crosses
+/// either end of the range, which is cut to it (then the list is a copy).
+pub fn in_season<'s>(
+    segs: &'s [Segment],
+    season: &Season,
+    bucket_seconds: i64,
+) -> Cow<'s, [Segment]> {
     let lo = season
         .from
-        .map_or(0, |f| segs.partition_point(|s| s.bucket < f));
+        .map_or(0, |f| segs.partition_point(|s| s.end(bucket_seconds) <= f));
     let hi = season
         .to
         .map_or(segs.len(), |t| segs.partition_point(|s| s.bucket < t));
-    &segs[lo..hi.max(lo)]
+    let within = &segs[lo..hi.max(lo)];
+    let cut = |s: Option<&Segment>| {
+        s.is_some_and(|s| s.clip(season.from, season.to, bucket_seconds).as_ref() != Some(s))
+    };
+    if !cut(within.first()) && !cut(within.last()) {
+        return Cow::Borrowed(within);
+    }
+    Cow::Owned(
+        within
+            .iter()
+            .filter_map(|s| s.clip(season.from, season.to, bucket_seconds))
+            .collect(),
+    )
 }
 
 /// Whether any second of UTC day `day` lies in the season.
@@ -212,11 +231,14 @@ pub(crate) fn score_directed(
 ) -> PairOutcome {
     match (&rows[a as usize], &rows[b as usize]) {
         (Some(ra), Some(rb)) => bits::score_rows(ra, rb, segments.bucket_seconds),
-        _ => score_pair(
-            in_season(&segments.by_account[a as usize], season),
-            in_season(&segments.by_account[b as usize], season),
-            segments.bucket_seconds,
-        ),
+        _ => {
+            let bs = segments.bucket_seconds;
+            score_pair(
+                &in_season(&segments.by_account[a as usize], season, bs),
+                &in_season(&segments.by_account[b as usize], season, bs),
+                bs,
+            )
+        }
     }
 }
 
@@ -257,8 +279,8 @@ pub(crate) fn season_rows(
         .par_iter()
         .zip(wanted)
         .map(|(segs, wanted)| {
-            let segs = in_season(segs, season);
-            wanted.then(|| bits::Rows::new(segs, segments.bucket_seconds))?
+            let bs = segments.bucket_seconds;
+            wanted.then(|| bits::Rows::new(&in_season(segs, season, bs), bs))?
         })
         .collect()
 }

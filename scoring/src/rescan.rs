@@ -43,8 +43,10 @@ pub struct Rescan {
     pub digests: AccountDigests,
 }
 
-/// Each account's digest of what it brings to the season: its segments, its
-/// sightings and its game days in the season, IPs and games by name.
+/// Each account's digest of what it brings to the season: its segments (a
+/// stall run whole, so its cost follows the runs, not the buckets they
+/// span), its sightings and its game days in the season, IPs and games by
+/// name.
 pub fn digests(segments: &Segments, season: &Season) -> AccountDigests {
     let text = |s: &str| {
         let mut h = FxHasher::default();
@@ -86,15 +88,15 @@ pub fn digests(segments: &Segments, season: &Season) -> AccountDigests {
         .zip(sightings)
         .enumerate()
         .filter_map(|(u, (segs, seen))| {
-            let segs = in_season(segs, season);
+            let segs = in_season(segs, season, segments.bucket_seconds);
             if segs.is_empty() && seen.is_none() {
                 return None;
             }
             let mut h = FxHasher::default();
             h.write_u64(seen.unwrap_or(0));
-            for s in segs {
+            for s in segs.iter() {
                 h.write_i64(s.bucket);
-                h.write_u8(s.stalled as u8);
+                h.write_u32(s.stalls);
                 h.write_u64(s.stall_ip.map_or(0, |i| ip[i.get() as usize]));
                 h.write_usize(s.moves.len());
                 for &(i, count) in &s.moves {

@@ -14,8 +14,12 @@
 //! `run` counts the walked buckets just before `t` in which both windows held
 //! a stall. `sum += score; weight += |score|` from `sum = 0, weight = 20`, and
 //! `similarity = (sum / weight) / 2 + 0.5`.
+//!
+//! The walk reads one segment a bucket: it expands stall runs
+//! ([`schema::expand`]) before it walks. Scans score on bit rows built from
+//! the runs directly ([`crate::bits`]), equal to this walk in every field.
 
-use schema::{Cell, Contribution, Epoch, Evidence, Segment, SegmentState};
+use schema::{expand, Cell, Contribution, Epoch, Evidence, Segment, SegmentState};
 
 /// How many of the strongest buckets the evidence keeps.
 pub const TOP_BUCKETS: usize = 5;
@@ -50,7 +54,7 @@ impl Window<'_> {
     }
 
     fn stalled(&self) -> bool {
-        self.segs.iter().any(|s| s.stalled)
+        self.segs.iter().any(|s| s.stalled())
     }
 
     fn state(&self) -> SegmentState {
@@ -95,17 +99,20 @@ pub fn cell_score(
 /// Scores the directed pair `(a, b)` from their segments (each sorted by
 /// bucket) and the bucket size.
 pub fn score_pair(a: &[Segment], b: &[Segment], bucket_seconds: i64) -> PairOutcome {
-    walk(a, b, bucket_seconds, |_| {})
+    let (a, b) = (expand(a, bucket_seconds), expand(b, bucket_seconds));
+    walk(&a, &b, bucket_seconds, |_| {})
 }
 
 /// Every scoring bucket of the directed pair `(a, b)`, in time order: what
 /// `detect explain` shows.
 pub fn contributions(a: &[Segment], b: &[Segment], bucket_seconds: i64) -> Vec<Contribution> {
+    let (a, b) = (expand(a, bucket_seconds), expand(b, bucket_seconds));
     let mut all = Vec::new();
-    walk(a, b, bucket_seconds, |c| all.push(c));
+    walk(&a, &b, bucket_seconds, |c| all.push(c));
     all
 }
 
+/// The walk over one-bucket segments.
 fn walk(a: &[Segment], b: &[Segment], bs: i64, mut each: impl FnMut(Contribution)) -> PairOutcome {
     let mut evidence = Evidence::default();
     let (mut sum, mut weight) = (0i64, INITIAL_WEIGHT);

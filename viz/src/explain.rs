@@ -49,8 +49,9 @@ pub fn explain(
     };
     let (ab, ba) = (find(a, b), find(b, a));
     // From here on the names are only shown: escaped for the terminal.
-    let sa = scoring::in_season(segments.of(a), season);
-    let sb = scoring::in_season(segments.of(b), season);
+    let bs = segments.bucket_seconds;
+    let sa = scoring::in_season(segments.of(a), season, bs);
+    let sb = scoring::in_season(segments.of(b), season, bs);
     let (a, b) = (&*terminal(a), &*terminal(b));
     if ab.is_none() && ba.is_none() {
         return Err(ExplainError::NotACandidatePair {
@@ -66,7 +67,7 @@ pub fn explain(
         segments,
         season,
         result,
-        [(a, b, ab, sa, sb), (b, a, ba, sb, sa)],
+        [(a, b, ab, &sa, &sb), (b, a, ba, &sb, &sa)],
         top,
         &mut labels,
     )

@@ -82,17 +82,32 @@ fn days_of(segments: &Segments, names: &[&str], opts: &TimelineOptions) -> Vec<B
     let mut days = Vec::with_capacity(names.len());
     for name in names {
         let mut by_day: BTreeMap<i64, Day> = BTreeMap::new();
-        for seg in segments.of(name) {
-            let b = seg.bucket;
-            if opts.from.is_some_and(|f| b < f) || opts.to.is_some_and(|t| b >= t) {
-                continue;
-            }
-            let d = by_day.entry(b.div_euclid(SECONDS_PER_DAY)).or_default();
+        let bs = segments.bucket_seconds;
+        let within = segments.of(name).iter();
+        for seg in within.filter_map(|s| s.clip(opts.from, opts.to, bs)) {
             for &(ip, n) in &seg.moves {
+                let d = by_day
+                    .entry(seg.bucket.div_euclid(SECONDS_PER_DAY))
+                    .or_default();
                 d.moves += n;
                 d.ips.insert(ip);
             }
-            d.stalled += u32::from(seg.stalled);
+            // A run's stalls, day by day.
+            let mut b = seg.bucket;
+            let mut left = seg.stalls as i64;
+            while left > 0 {
+                let day = b.div_euclid(SECONDS_PER_DAY);
+                let next_day = (day + 1) * SECONDS_PER_DAY;
+                let n = ((next_day - b + bs - 1) / bs).min(left);
+                by_day.entry(day).or_default().stalled += n as u32;
+                b += n * bs;
+                left -= n;
+            }
+            if seg.moves.is_empty() && seg.stalls == 0 {
+                by_day
+                    .entry(seg.bucket.div_euclid(SECONDS_PER_DAY))
+                    .or_default();
+            }
         }
         days.push(by_day);
     }

@@ -185,7 +185,7 @@ fn record(segmenter: &mut Segmenter, r: TailRecord) -> Segment {
             .iter()
             .map(|(ip, n)| (segmenter.ip_id(ip), *n))
             .collect(),
-        stalled: r.stalled,
+        stalls: r.stalls,
         stall_ip: r.stall_ip.map(|ip| StallIp::new(segmenter.ip_id(&ip))),
     }
 }

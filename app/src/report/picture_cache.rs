@@ -109,7 +109,8 @@ pub fn key(segments: &Segments, members: &[&str], opts: &viz::TimelineOptions) -
         h.update((segs.len() as u64).to_le_bytes());
         for s in segs {
             h.update(s.bucket.to_le_bytes());
-            h.update([s.stalled as u8, s.stall_ip.is_some() as u8]);
+            h.update(s.stalls.to_le_bytes());
+            h.update([s.stall_ip.is_some() as u8]);
             if let Some(i) = s.stall_ip {
                 ip(i.get(), &mut h);
             }

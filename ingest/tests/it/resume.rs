@@ -12,14 +12,14 @@ use std::collections::BTreeSet;
 
 use crate::common::{moves, B, K0};
 
-/// A segment by names: bucket, stalled, stall IP, moves.
-type NamedSegment = (i64, bool, Option<String>, Vec<(String, u32)>);
+/// A segment by names: bucket, stalls, stall IP, moves.
+type NamedSegment = (i64, u32, Option<String>, Vec<(String, u32)>);
 
 fn named(s: &Segments, seg: &Segment) -> NamedSegment {
     let ip = |i| s.ips.name(i).to_owned();
     (
         seg.bucket,
-        seg.stalled,
+        seg.stalls,
         seg.stall_ip.map(|i| ip(i.get())),
         seg.moves.iter().map(|&(i, n)| (ip(i), n)).collect(),
     )
@@ -58,22 +58,9 @@ fn game_days(s: &Segments) -> Vec<(String, String, i64, i64)> {
 }
 
 /// Where an account's stored tail starts: the latest record and the one before
-/// it, which for a stall is its whole run (consecutive stalled buckets with
-/// one stall IP), as the store keeps runs.
+/// it (a stall run is one record, as the store keeps runs).
 fn tail_start(segs: &[Segment]) -> usize {
-    let Some(prev) = segs.len().checked_sub(2) else {
-        return 0;
-    };
-    let mut start = prev;
-    while segs[start].stalled
-        && start > 0
-        && segs[start - 1].stalled
-        && segs[start - 1].bucket + B == segs[start].bucket
-        && segs[start - 1].stall_ip == segs[start].stall_ip
-    {
-        start -= 1;
-    }
-    start
+    segs.len().saturating_sub(2)
 }
 
 /// Cuts `moves[..at]`, then resumes from its tails to cut `moves[at..]`;
@@ -104,7 +91,7 @@ fn cut_and_resume(moves: &[Move], at: usize) -> (Segments, Segments) {
                         Segment {
                             bucket: seg.bucket,
                             moves: seg.moves.iter().map(|&(i, n)| (ip(i), n)).collect(),
-                            stalled: seg.stalled,
+                            stalls: seg.stalls,
                             stall_ip: seg.stall_ip.map(|i| StallIp::new(ip(i.get()))),
                         }
                     })
@@ -180,8 +167,16 @@ fn a_move_into_the_latest_bucket_stalls_back_to_the_record_before_it() {
         mv("b", "g", 5),
     ];
     let whole = segment_moves(&moves, B);
-    assert_eq!(whole.of("b").len(), 5, "k1, stalls k2..k4, k5");
+    let spans = |s: &Segments| -> Vec<(i64, u32)> {
+        let b = s.of("b").iter();
+        b.map(|g| ((g.bucket - K0) / B, g.stalls)).collect()
+    };
+    assert_eq!(
+        spans(&whole),
+        [(1, 0), (2, 3), (5, 0)],
+        "k1, a run k2..k4, k5"
+    );
     let (first, resumed) = cut_and_resume(&moves, 3);
     assert_eq!(first.of("b").len(), 2);
-    assert_eq!(resumed.of("b").len(), 5, "the tail is k1 and k5");
+    assert_eq!(spans(&resumed), spans(&whole), "the tail is k1 and k5");
 }

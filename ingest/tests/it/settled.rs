@@ -23,7 +23,7 @@ fn cut_in_parts(moves: &[Move], takes: &[usize]) -> Segments {
                     parts.resize_with(account + 1, Vec::new);
                 }
                 assert!(
-                    settled.iter().all(|s| !s.stalled || s.stall_ip.is_some()),
+                    settled.iter().all(|s| !s.stalled() || s.stall_ip.is_some()),
                     "a settled stall knows its IP"
                 );
                 parts[account].extend(settled);
@@ -65,11 +65,18 @@ fn a_stall_is_settled_with_the_move_after_it() {
     let mut segmenter = Segmenter::new(B);
     segmenter.push_move(&mv("a", 0, "1"));
     segmenter.push_move(&mv("b", 3, "2"));
+    assert!(
+        segmenter.take_settled().is_empty(),
+        "b's run of stalls (k1, k2) and moved bucket (k3) stay open"
+    );
+    segmenter.push_move(&mv("b", 5, "3"));
     let settled = segmenter.take_settled();
-    assert_eq!(settled.len(), 1, "b's first stall settles");
-    assert_eq!(settled[0].1.len(), 1);
-    assert!(settled[0].1[0].stalled);
-    segmenter.push_move(&mv("b", 3, "3"));
+    assert_eq!(settled.len(), 1, "b's first run settles with k3");
+    let run = &settled[0].1[0];
+    assert_eq!(settled[0].1.len(), 2);
+    assert_eq!((run.bucket, run.stalls), (K0 + B, 2), "one run of two");
+    assert!(run.is_run() && run.stall_ip.is_some());
+    segmenter.push_move(&mv("b", 5, "4"));
     assert!(
         segmenter.take_settled().is_empty(),
         "b's last stall and moved bucket stay open"

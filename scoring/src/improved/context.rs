@@ -185,9 +185,10 @@ impl<'s> Context<'s> {
         ))
     }
 
-    /// The in-season segments of `user`.
-    pub fn in_season(&self, account: AccountId) -> &'s [schema::Segment] {
-        crate::in_season(&self.segments.by_account[account as usize], self.season)
+    /// The in-season segments of `account`.
+    pub fn in_season(&self, account: AccountId) -> std::borrow::Cow<'s, [schema::Segment]> {
+        let segs = &self.segments.by_account[account as usize];
+        crate::in_season(segs, self.season, self.segments.bucket_seconds)
     }
 
     /// The moves of `user` in the season, by second.
@@ -311,7 +312,7 @@ fn own(
     let totals = match (rows, &moved) {
         (Some(r), Some(m)) => (r.moved_buckets().len() as u32, m.sittings()),
         _ => super::signals::totals(
-            crate::in_season(&segments.by_account[account as usize], season),
+            &crate::in_season(&segments.by_account[account as usize], season, bs),
             bs,
         ),
     };

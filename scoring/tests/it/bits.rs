@@ -6,7 +6,7 @@
 use detect_scoring::bits::{score_rows, score_rows_both, Rows};
 use detect_scoring::similarity::score_pair;
 use proptest::prelude::*;
-use schema::Segment;
+use schema::{join_runs, Segment};
 
 const B: i64 = 1800;
 
@@ -36,18 +36,26 @@ fn segments((k0, t): &(i64, Vec<(u8, u8, u8)>)) -> Vec<Segment> {
             Segment {
                 bucket: (k0 + k as i64) * B,
                 moves: moves.into(),
-                stalled: s <= 6 || s == 9,
+                stalls: (s <= 6 || s == 9) as u32,
                 stall_ip: None,
             }
         })
         .collect()
 }
 
+/// The rows of one segment a bucket, and of the same timeline with its
+/// stalls as runs, score as the walk (one segment a bucket).
 fn both_ways_equal(x: &[Segment], y: &[Segment]) -> Result<(), TestCaseError> {
     let (rx, ry) = (Rows::new(x, B).unwrap(), Rows::new(y, B).unwrap());
     prop_assert_eq!(score_rows(&rx, &ry, B), score_pair(x, y, B));
     prop_assert_eq!(score_rows(&ry, &rx, B), score_pair(y, x, B));
-    one_pass_equal(&rx, &ry)
+    let (jx, jy) = (join_runs(x.to_vec(), B), join_runs(y.to_vec(), B));
+    let (qx, qy) = (Rows::new(&jx, B).unwrap(), Rows::new(&jy, B).unwrap());
+    prop_assert_eq!(score_rows(&qx, &qy, B), score_pair(x, y, B));
+    prop_assert_eq!(score_rows(&qy, &qx, B), score_pair(y, x, B));
+    prop_assert_eq!(score_pair(&jx, &jy, B), score_pair(x, y, B));
+    one_pass_equal(&rx, &ry)?;
+    one_pass_equal(&qx, &qy)
 }
 
 /// Both directions in one pass equal the two directed calls.
@@ -97,6 +105,50 @@ proptest! {
         let b = segments(&(-63, other));
         both_ways_equal(&a, &b)?;
         both_ways_equal(&a, &a)?;
+    }
+}
+
+/// Timelines as the segmenter keeps them on a sparse site: moves far apart
+/// and long stall runs (up to some days of buckets, across many words),
+/// some moved buckets also stalled.
+fn arb_runs() -> impl Strategy<Value = Vec<Segment>> {
+    (
+        -300i64..300,
+        prop::collection::vec((0i64..4, 0u8..6, 1u32..400, 1u32..4), 0..30),
+    )
+        .prop_map(|(k0, parts)| {
+            let mut k = k0;
+            let mut out: Vec<Segment> = Vec::new();
+            for (gap, kind, len, ip) in parts {
+                k += gap;
+                let seg = match kind {
+                    0..=2 => Segment::stall_run(k * B, len, None),
+                    _ => {
+                        let mut s = Segment::moved(k * B);
+                        s.moves.push((ip, 1));
+                        s.stalls = (kind == 5) as u32;
+                        s
+                    }
+                };
+                k += seg.span() as i64;
+                schema::push_joined(&mut out, seg, B);
+            }
+            out
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Rows built from long runs score as the walk of their buckets.
+    #[test]
+    fn rows_from_long_runs_score_as_the_walk(x in arb_runs(), y in arb_runs()) {
+        let (ex, ey) = (schema::expand(&x, B), schema::expand(&y, B));
+        let (rx, ry) = (Rows::new(&x, B).unwrap(), Rows::new(&y, B).unwrap());
+        prop_assert_eq!(score_rows(&rx, &ry, B), score_pair(&ex, &ey, B));
+        prop_assert_eq!(score_rows(&ry, &rx, B), score_pair(&ey, &ex, B));
+        prop_assert_eq!(score_rows(&rx, &rx, B), score_pair(&ex, &ex, B));
+        one_pass_equal(&rx, &ry)?;
     }
 }
 

@@ -1,5 +1,6 @@
 //! The scoring crate's tests, one test binary: the reference walk against
-//! the bit rows, improved mode's signals and scan path, rescans, triage.
+//! the bit rows, stall runs against the walk, improved mode's signals and
+//! scan path, rescans, triage.
 
 mod common;
 
@@ -13,5 +14,6 @@ mod improved_scan_path;
 mod improved_timing;
 mod improved_verdicts;
 mod rescan;
+mod runs;
 mod similarity;
 mod triage;

@@ -4,6 +4,8 @@
 //! Timelines are written one bucket per word, `k0` first:
 //! `.` idle, `S` stalled, `M1` moved from IP 1, `M1+2` moved from IPs 1 and
 //! 2, `SM1` stalled and moved from IP 1 (only out-of-order input gives that).
+//! Consecutive stalls become one run, as the segmenter keeps them; the
+//! proptests feed the walk one segment a bucket.
 
 use detect_scoring::similarity::{score_pair, PairOutcome};
 use proptest::prelude::*;
@@ -12,7 +14,8 @@ use schema::Segment;
 const B: i64 = 1800;
 
 fn timeline(spec: &str) -> Vec<Segment> {
-    spec.split_whitespace()
+    let buckets = spec
+        .split_whitespace()
         .enumerate()
         .filter(|(_, w)| *w != ".")
         .map(|(k, w)| {
@@ -31,11 +34,12 @@ fn timeline(spec: &str) -> Vec<Segment> {
             Segment {
                 bucket: k as i64 * B,
                 moves,
-                stalled,
+                stalls: stalled as u32,
                 stall_ip: None,
             }
-        })
-        .collect()
+        });
+    // Consecutive stalls as one run, as the segmenter keeps them.
+    schema::join_runs(buckets, B)
 }
 
 fn score(a: &str, b: &str) -> PairOutcome {
@@ -196,7 +200,7 @@ fn segments(t: &[(u8, u8)]) -> Vec<Segment> {
         .map(|(k, &(s, ip))| Segment {
             bucket: k as i64 * B,
             moves: if s >= 2 { vec![(ip as u32, 1)] } else { vec![] }.into(),
-            stalled: s == 1 || s == 3,
+            stalls: (s == 1 || s == 3) as u32,
             stall_ip: None,
         })
         .collect()
@@ -228,7 +232,7 @@ fn with_move(mut segs: Vec<Segment>, k: usize) -> Vec<Segment> {
             segs.push(Segment {
                 bucket: t,
                 moves: vec![(9, 1)].into(),
-                stalled: false,
+                stalls: 0,
                 stall_ip: None,
             });
             segs.sort_by_key(|s| s.bucket);

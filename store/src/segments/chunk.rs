@@ -14,7 +14,14 @@
 //!   from, then each IP's index and move count.
 //!
 //! The row beside the bytes holds the chunk's first and last bucket and its
-//! counts of segments and stalls.
+//! counts of segments and stalls, by bucket (a run of n stalls counts n).
+//!
+//! A record is a [`Segment`] as it is held in memory: a moved bucket, or a
+//! stall run (its first bucket and the run). So segments load run by run,
+//! at a cost that follows moves and runs, not the buckets a game waited.
+//! Older writers held a run's last bucket back when they handed segments
+//! over page by page, so a run may be stored as two records, even in two
+//! chunks: [`decode`] joins them again.
 
 use rustc_hash::FxHashMap;
 use schema::model::{Epoch, IpId, Names, Segment};
@@ -55,32 +62,22 @@ impl ChunkWriter {
     pub fn push(&mut self, segs: &[Segment], ips: &Names, bucket_seconds: i64) {
         let mut i = 0;
         while i < segs.len() {
-            let seg = &segs[i];
-            // A run: stalled buckets with no moves, one bucket apart, one IP.
-            let mut run = 0;
-            if seg.stalled && seg.moves.is_empty() {
-                while let Some(next) = segs.get(i + 1 + run) {
-                    let prev = &segs[i + run];
-                    if !(next.stalled
-                        && next.moves.is_empty()
-                        && next.stall_ip == seg.stall_ip
-                        && next.bucket == prev.bucket + bucket_seconds)
-                    {
-                        break;
-                    }
-                    run += 1;
-                }
+            // A run: stalled buckets with no moves, one bucket apart, one
+            // IP; runs in memory are whole, but the list may cut one.
+            let mut run = segs[i].clone();
+            i += 1;
+            while i < segs.len() && run.join(&segs[i], bucket_seconds) {
+                i += 1;
             }
-            self.record(seg, run, ips);
-            let last = &segs[i + run];
-            self.last_bucket = last.bucket;
-            self.segments += 1 + run as u64;
-            self.stalled += if seg.stalled { 1 + run as u64 } else { 0 };
-            i += 1 + run;
+            self.record(&run, ips);
+            self.last_bucket = run.last_bucket(bucket_seconds);
+            let (buckets, stalled) = schema::bucket_counts(std::slice::from_ref(&run));
+            self.segments += buckets;
+            self.stalled += stalled;
         }
     }
 
-    fn record(&mut self, seg: &Segment, run: usize, ips: &Names) {
+    fn record(&mut self, seg: &Segment, ips: &Names) {
         let first = *self.first_bucket.get_or_insert(seg.bucket);
         let prev = if self.segments == 0 {
             first
@@ -93,9 +90,11 @@ impl ChunkWriter {
             .iter()
             .map(|&(ip, n)| (self.ip(ip, ips), n))
             .collect();
+        // More stalled buckets after the first, for a run.
+        let run = if seg.is_run() { seg.stalls - 1 } else { 0 };
         let out = &mut self.records;
         put(out, (seg.bucket - prev) as u64);
-        let kind = (seg.stalled as u8 * STALLED)
+        let kind = (seg.stalled() as u8 * STALLED)
             | (stall_ip.is_some() as u8 * STALL_IP)
             | ((run > 0) as u8 * RUN);
         out.push(kind);
@@ -147,7 +146,8 @@ impl ChunkWriter {
 }
 
 /// Decodes a chunk whose first bucket is `first_bucket`, appending its
-/// segments to `out`; `ip` turns each of its IPs into an id.
+/// segments to `out` (a run joined to the one `out` ends with, when it
+/// continues it); `ip` turns each of its IPs into an id.
 pub(super) fn decode(
     data: &[u8],
     first_bucket: Epoch,
@@ -175,25 +175,20 @@ pub(super) fn decode(
             _ => Some(StallIp::new(id(r.int()?)?)),
         };
         let run = if kind & RUN != 0 { r.int()? } else { 0 };
-        let mut seg = Segment {
-            bucket,
-            stalled: kind & STALLED != 0,
-            stall_ip,
-            ..Segment::default()
-        };
+        if run > 0 && kind & STALLED == 0 {
+            return Err("a run of stalls not marked stalled".to_owned());
+        }
+        let stalls = u32::try_from(run + (kind & STALLED != 0) as u64)
+            .map_err(|_| format!("a run of {run} stalls"))?;
+        let mut seg = Segment::stall_run(bucket, stalls, stall_ip);
         for _ in 0..r.int()? {
             seg.moves.push((id(r.int()?)?, r.int()? as u32));
         }
-        out.push(seg);
-        for _ in 0..run {
-            bucket += bucket_seconds;
-            out.push(Segment {
-                bucket,
-                stalled: true,
-                stall_ip,
-                ..Segment::default()
-            });
+        if run > 0 && !seg.is_run() {
+            return Err("a run of stalls with moves".to_owned());
         }
+        bucket = seg.last_bucket(bucket_seconds);
+        schema::push_joined(out, seg, bucket_seconds);
     }
     Ok(())
 }
@@ -294,7 +289,7 @@ mod tests {
                     bucket += step * B;
                     let mut seg = Segment {
                         bucket,
-                        stalled: stalled || moves.is_empty(),
+                        stalls: (stalled || moves.is_empty()) as u32,
                         stall_ip: (ip < 3 && (stalled || moves.is_empty()))
                             .then(|| StallIp::new(ip)),
                         ..Segment::default()
@@ -332,16 +327,20 @@ mod tests {
                 return Ok(());
             };
             prop_assert_eq!(chunk.segments, segs.len() as u64);
-            prop_assert_eq!(chunk.stalled, segs.iter().filter(|s| s.stalled).count() as u64);
+            prop_assert_eq!(chunk.stalled, segs.iter().filter(|s| s.stalled()).count() as u64);
             prop_assert_eq!(chunk.first_bucket, segs[0].bucket);
             prop_assert_eq!(chunk.last_bucket, segs.last().unwrap().bucket);
             let mut back = Names::default();
             let mut out = Vec::new();
             decode(&chunk.data, chunk.first_bucket, B, |ip| back.intern(ip), &mut out).unwrap();
+            // Decoded with stalls as runs: as many as the input's runs.
+            let runs = schema::join_runs(segs.clone(), B);
+            prop_assert_eq!(out.len(), runs.len());
+            let out = schema::expand(&out, B);
             let named = |s: &[Segment], n: &Names| -> Vec<_> {
                 s.iter().map(|g| (
                     g.bucket,
-                    g.stalled,
+                    g.stalls,
                     g.stall_ip.map(|i| n.name(i.get()).to_owned()),
                     g.moves.iter().map(|&(i, c)| (n.name(i).to_owned(), c)).collect::<Vec<_>>(),
                 )).collect()
@@ -354,12 +353,7 @@ mod tests {
     #[test]
     fn a_run_of_stalls_takes_a_few_bytes() {
         let ips = names();
-        let stall = |k: i64| Segment {
-            bucket: k * B,
-            stalled: true,
-            stall_ip: Some(StallIp::new(0)),
-            ..Segment::default()
-        };
+        let stall = |k: i64| Segment::stall_run(k * B, 1, Some(StallIp::new(0)));
         let mut segs: Vec<Segment> = (1..=40).map(stall).collect();
         let mut moved = Segment {
             bucket: 41 * B,

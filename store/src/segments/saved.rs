@@ -17,7 +17,8 @@ pub struct Saved {
     pub rows: u64,
 }
 
-/// How many segments a segmentation saved, and how many of them stalled.
+/// How many segments a segmentation saved, and how many of them stalled,
+/// counted by bucket as the reference counts them (a run of n stalls is n).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SegmentCounts {
     pub segments: u64,

@@ -11,13 +11,15 @@ use super::writer::SegmentationWriter;
 use schema::model::*;
 use sqlx::Row;
 
-/// One of an account's latest records in a stored segmentation, by names.
+/// One of an account's latest records in a stored segmentation (a moved
+/// bucket or a stall run, as [`Segment`]), by names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TailRecord {
     pub bucket: Epoch,
     /// IPs in order of first use, with move counts.
     pub moves: Vec<(String, u32)>,
-    pub stalled: bool,
+    /// Buckets stalled from `bucket` on ([`Segment::stalls`]).
+    pub stalls: u32,
     pub stall_ip: Option<String>,
 }
 
@@ -107,7 +109,7 @@ impl Store {
 
 impl SegmentationWriter<'_> {
     /// Takes `account`'s latest chunks out of the segmentation being extended,
-    /// enough to hold the account's latest two records, to be cut again with
+    /// enough to hold the account's latest two records (a stall run is one), to be cut again with
     /// the account's new moves and saved anew: nothing for an account new to it.
     /// Call it once per account, before the account's first new move.
     ///
@@ -158,7 +160,7 @@ impl SegmentationWriter<'_> {
         // In time order an account's latest record is a bucket they moved in.
         if records
             .last()
-            .is_some_and(|r| r.moves.is_empty() || r.stalled)
+            .is_some_and(|r| r.moves.is_empty() || r.stalled())
         {
             return Err(StoreError::Corrupt(
                 "a stored stall at or after an account's latest move: not a time-order segmentation"
@@ -177,7 +179,7 @@ impl SegmentationWriter<'_> {
             .map(|r| TailRecord {
                 bucket: r.bucket,
                 moves: r.moves.iter().map(|&(ip, n)| (name(ip), n)).collect(),
-                stalled: r.stalled,
+                stalls: r.stalls,
                 stall_ip: r.stall_ip.map(|ip| name(ip.get())),
             })
             .collect())

@@ -154,8 +154,9 @@ impl<'s> SegmentationWriter<'s> {
         let bs = self.bucket_seconds;
         let mut ready = Vec::new();
         for &(account, segs) in part {
-            self.counts.segments += segs.len() as u64;
-            self.counts.stalled += segs.iter().filter(|s| s.stalled).count() as u64;
+            let (buckets, stalled) = schema::bucket_counts(segs);
+            self.counts.segments += buckets;
+            self.counts.stalled += stalled;
             let u = account as usize;
             if self.chunks.len() <= u {
                 self.chunks.resize_with(u + 1, ChunkWriter::default);

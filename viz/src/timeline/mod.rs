@@ -137,11 +137,11 @@ pub fn timeline(segments: &Segments, accounts: &[&str], opts: &TimelineOptions) 
 fn collect(segments: &Segments, names: &[&str], opts: &TimelineOptions) -> Vec<Mark> {
     let mut marks = Vec::new();
     for (account, name) in names.iter().enumerate() {
-        for seg in segments.of(name) {
+        let bs = segments.bucket_seconds;
+        let within = segments.of(name).iter();
+        let within = within.filter_map(|s| s.clip(opts.from, opts.to, bs));
+        for seg in within.flat_map(|s| s.buckets(bs).collect::<Vec<_>>()) {
             let bucket = seg.bucket;
-            if opts.from.is_some_and(|f| bucket < f) || opts.to.is_some_and(|t| bucket >= t) {
-                continue;
-            }
             for &(ip, count) in &seg.moves {
                 marks.push(Mark {
                     account,
@@ -149,7 +149,7 @@ fn collect(segments: &Segments, names: &[&str], opts: &TimelineOptions) -> Vec<M
                     kind: Kind::Move { ip, count },
                 });
             }
-            if seg.stalled {
+            if seg.stalled() {
                 marks.push(Mark {
                     account,
                     bucket,

@@ -210,7 +210,7 @@ mod tests {
         segments.by_account[a as usize].push(Segment {
             bucket: 0,
             moves: vec![(ip, 1)].into(),
-            stalled: false,
+            stalls: 0,
             stall_ip: None,
         });
         let season = Season::new(1, None, None, None).unwrap();

@@ -41,11 +41,12 @@ pub fn world(a: &str, b: &str, crowd: u32, crowd_ip: u32) -> Segments {
                 Segment {
                     bucket: k as i64 * B,
                     moves,
-                    stalled,
+                    stalls: stalled as u32,
                     stall_ip: None,
                 }
             })
             .collect();
+        let list = schema::join_runs(list, B);
         for s in &list {
             for &(ip, _) in &s.moves {
                 segs.ip_days.push(IpDay {

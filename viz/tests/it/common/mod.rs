@@ -51,7 +51,7 @@ impl Build {
     pub fn stalled(&mut self, account: &str, t: Epoch, next_ip: Option<&str>) -> &mut Self {
         let ip = next_ip.map(|ip| self.segments.ips.intern(ip));
         let seg = self.cell(account, t);
-        seg.stalled = true;
+        seg.stalls = 1;
         seg.stall_ip = ip.map(schema::StallIp::new);
         self
     }
@@ -61,6 +61,10 @@ impl Build {
         s.by_account = vec![Vec::new(); s.accounts.len()];
         for (&(u, _), seg) in &self.cells {
             s.by_account[u as usize].push(seg.clone());
+        }
+        // Consecutive stalls as one run, as the segmenter keeps them.
+        for list in &mut s.by_account {
+            *list = schema::join_runs(std::mem::take(list), s.bucket_seconds);
         }
         s
     }
@@ -72,9 +76,10 @@ pub fn count_marks(s: &Segments, accounts: &[&str], from: Epoch, to: Epoch) -> (
     let mut moves = 0;
     let mut stalls = 0;
     for u in accounts {
-        for seg in s.of(u).iter().filter(|g| g.bucket >= from && g.bucket < to) {
+        let buckets = schema::expand(s.of(u), s.bucket_seconds);
+        for seg in buckets.iter().filter(|g| g.bucket >= from && g.bucket < to) {
             moves += seg.moves.len();
-            stalls += usize::from(seg.stalled);
+            stalls += usize::from(seg.stalled());
         }
     }
     (moves, stalls)
