@@ -60,7 +60,11 @@ pub fn signals_of_accounts(cx: &Context<'_>, x: AccountId, y: AccountId) -> Sign
         ),
         _ => {
             let (a, b) = (cx.in_season(x), cx.in_season(y));
-            (side_near(&a, &b, bs), side_near(&b, &a, bs), apart(cx, &a, &b))
+            (
+                side_near(&a, &b, bs),
+                side_near(&b, &a, bs),
+                apart(cx, &a, &b),
+            )
         }
     };
     combine(
