@@ -2,7 +2,7 @@
 //! a verdict on the whole clique, and what became of its accounts in the
 //! next season.
 
-use super::pair::reveal;
+use super::reveal;
 use super::{latest_scan, verdict_choices, AccountLink, VerdictRow};
 use crate::auth::SignedIn;
 use crate::render::{page, pair_href, sim, Me};

@@ -34,6 +34,24 @@ pub async fn latest_scan(state: &AppState, season: u32) -> Result<StoredScan, We
         .ok_or_else(|| WebError::NotFound(format!("Season {season} has no scan yet.")))
 }
 
+/// Whether raw IPs are shown: asked for by an admin (and audited).
+pub async fn reveal(
+    state: &AppState,
+    me: &crate::auth::SignedIn,
+    asked: Option<&str>,
+    target: &str,
+) -> Result<bool, WebError> {
+    if asked.is_none_or(|r| r.is_empty() || r == "0") {
+        return Ok(false);
+    }
+    me.require(store::Role::Admin, "reveal raw IP addresses")?;
+    state
+        .store()
+        .record_audit(&me.user.name, "reveal-ips", target)
+        .await?;
+    Ok(true)
+}
+
 /// A verdict as a history row shows it.
 pub struct VerdictRow {
     pub kind: &'static str,

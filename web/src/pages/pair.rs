@@ -2,7 +2,7 @@
 //! `detect explain` prints it), the timeline of their clique, the verdict
 //! history and a form to record a verdict.
 
-use super::{latest_scan, verdict_choices, AccountLink, VerdictRow};
+use super::{latest_scan, reveal, verdict_choices, AccountLink, VerdictRow};
 use crate::auth::SignedIn;
 use crate::render::{clique_href, page, sim, Me};
 use crate::{AppState, WebError};
@@ -10,7 +10,6 @@ use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::response::Html;
 use serde::Deserialize;
-use store::Role;
 
 /// How many of the strongest buckets the evidence lists per direction.
 const TOP_BUCKETS: usize = 12;
@@ -64,24 +63,6 @@ async fn season_of_pair(
         .ok_or_else(|| {
             WebError::NotFound(format!("{a} and {b} are not a scored pair of any season."))
         })
-}
-
-/// Whether raw IPs are shown: asked for by an admin (and audited).
-pub async fn reveal(
-    state: &AppState,
-    me: &SignedIn,
-    asked: Option<&str>,
-    target: &str,
-) -> Result<bool, WebError> {
-    if asked.is_none_or(|r| r.is_empty() || r == "0") {
-        return Ok(false);
-    }
-    me.require(Role::Admin, "reveal raw IP addresses")?;
-    state
-        .store()
-        .record_audit(&me.user.name, "reveal-ips", target)
-        .await?;
-    Ok(true)
 }
 
 pub async fn pair(
