@@ -24,11 +24,15 @@ pub struct Row {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FitOptions {
     /// The L2 penalty's strength: `l2 / 2 * sum (w - prior)^2` over the
-    /// weights (not the intercept), against a loss summed over the rows'
-    /// weights.
+    /// weights (and the intercept when `prior_intercept` is given), against
+    /// a loss summed over the rows' weights.
     pub l2: f64,
     /// The weights the penalty pulls toward (all zero when `None`).
     pub prior: Option<Vec<f64>>,
+    /// The intercept the penalty pulls toward; `None`: the intercept is
+    /// free. Pulled when the rows are a chosen sample (pairs moderators
+    /// judged), whose share of one-person pairs says nothing of a season's.
+    pub prior_intercept: Option<f64>,
     /// The most Newton steps.
     pub max_steps: usize,
 }
@@ -38,6 +42,7 @@ impl Default for FitOptions {
         FitOptions {
             l2: 1.0,
             prior: None,
+            prior_intercept: None,
             max_steps: 100,
         }
     }
@@ -77,13 +82,18 @@ pub fn fit(signs: &[Sign], rows: &[Row], opts: &FitOptions) -> Fitted {
     assert_eq!(prior.len(), n, "one prior weight per feature");
     // w[0] is the intercept; w[1..] the weights, started at the prior
     // clamped to its sign.
-    let mut w = vec![0.0; n + 1];
+    let mut w = vec![opts.prior_intercept.unwrap_or(0.0); n + 1];
     for (k, s) in signs.iter().enumerate() {
         w[k + 1] = s.clamp(prior[k]);
     }
-    let mut loss = objective(&w, rows, &prior, opts.l2);
+    // What each of w is pulled toward, if anything.
+    let pull: Vec<Option<f64>> = std::iter::once(opts.prior_intercept)
+        .chain(prior.iter().copied().map(Some))
+        .collect();
+    let prior = pull.as_slice();
+    let mut loss = objective(&w, rows, prior, opts.l2);
     for _ in 0..opts.max_steps {
-        let (g, h) = gradient_hessian(&w, rows, &prior, opts.l2);
+        let (g, h) = gradient_hessian(&w, rows, prior, opts.l2);
         // Free: the intercept, every weight off its bound, and weights at
         // zero whose descent direction keeps their sign.
         let free: Vec<usize> = (0..=n)
@@ -108,7 +118,7 @@ pub fn fit(signs: &[Sign], rows: &[Row], opts: &FitOptions) -> Fitted {
                 let v = w[i] - t * step[k];
                 cand[i] = if i == 0 { v } else { signs[i - 1].clamp(v) };
             }
-            let l = objective(&cand, rows, &prior, opts.l2);
+            let l = objective(&cand, rows, prior, opts.l2);
             if l <= loss {
                 let moved = cand
                     .iter()
@@ -165,8 +175,9 @@ pub fn cross_validated(
     out
 }
 
-/// The penalised loss: the rows' weighted log-loss plus the L2 penalty.
-fn objective(w: &[f64], rows: &[Row], prior: &[f64], l2: f64) -> f64 {
+/// The penalised loss: the rows' weighted log-loss plus the L2 penalty
+/// pulling each of `w` toward its `prior` (none for `None`).
+fn objective(w: &[f64], rows: &[Row], prior: &[Option<f64>], l2: f64) -> f64 {
     let mut loss = 0.0;
     for r in rows {
         let z = w[0] + w[1..].iter().zip(&r.x).map(|(a, b)| a * b).sum::<f64>();
@@ -178,16 +189,21 @@ fn objective(w: &[f64], rows: &[Row], prior: &[f64], l2: f64) -> f64 {
         };
         loss += r.weight * (softplus - if r.y { z } else { 0.0 });
     }
-    let pen: f64 = w[1..]
+    let pen: f64 = w
         .iter()
         .zip(prior)
-        .map(|(a, b)| (a - b) * (a - b))
+        .filter_map(|(a, b)| b.map(|b| (a - b) * (a - b)))
         .sum();
     loss + l2 / 2.0 * pen
 }
 
 /// The gradient and Hessian of [`objective`].
-fn gradient_hessian(w: &[f64], rows: &[Row], prior: &[f64], l2: f64) -> (Vec<f64>, Vec<Vec<f64>>) {
+fn gradient_hessian(
+    w: &[f64],
+    rows: &[Row],
+    prior: &[Option<f64>],
+    l2: f64,
+) -> (Vec<f64>, Vec<Vec<f64>>) {
     let n = w.len();
     let mut g = vec![0.0; n];
     let mut h = vec![vec![0.0; n]; n];
@@ -215,9 +231,11 @@ fn gradient_hessian(w: &[f64], rows: &[Row], prior: &[f64], l2: f64) -> (Vec<f64
             row[i] = lower[0][j];
         }
     }
-    for i in 1..n {
-        g[i] += l2 * (w[i] - prior[i - 1]);
-        h[i][i] += l2;
+    for (i, p) in prior.iter().enumerate() {
+        if let Some(p) = p {
+            g[i] += l2 * (w[i] - p);
+            h[i][i] += l2;
+        }
     }
     // A whisper of damping keeps a flat direction (a feature that is
     // always 0 in the rows) solvable.

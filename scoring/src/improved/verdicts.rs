@@ -3,13 +3,17 @@
 //! a prior model (the shipped one, or a site's earlier one) and is pulled
 //! toward its weights, so a hundred verdicts move the weights only as far
 //! as they show; every weight keeps the sign its feature's reasoning fixed.
-//! Timing pairs keep the prior's timing model, and the threshold is the
-//! prior's.
+//! The intercept is pulled toward the prior's too: moderators judge the
+//! pairs they were shown, so the share of one-person pairs among verdicts
+//! says nothing of a season's. Timing pairs keep the prior's timing model,
+//! and the threshold is the prior's.
 //!
 //! Pure: verdicts in, a model out.
 
 use super::fit::{fit, FitOptions, Row};
 use super::model::{Model, ModelError, Provenance, Reading, Sign};
+use schema::{PairScore, Signals, VerdictKind};
+use std::collections::HashMap;
 
 /// The fewest verdicts of each kind (one person, different people) a fit
 /// takes: with fewer, the weights would follow a handful of pairs.
@@ -56,6 +60,7 @@ pub fn fit_on_verdicts(
     let opts = FitOptions {
         l2,
         prior: Some(prior.weights().to_vec()),
+        prior_intercept: Some(prior.intercept()),
         ..FitOptions::default()
     };
     let fitted = fit(&signs, &rows, &opts);
@@ -80,4 +85,80 @@ pub fn fit_on_verdicts(
         prior.timing().copied(),
         provenance,
     )
+}
+
+/// A judged pair as an improved scan read it: its signals, the reference
+/// similarity from each side, and whether the verdict says one person.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgedPair {
+    pub a: String,
+    pub b: String,
+    pub ab: f64,
+    pub ba: f64,
+    pub signals: Signals,
+    pub same: bool,
+}
+
+impl JudgedPair {
+    pub fn verdict(&self) -> Verdict<'_> {
+        Verdict {
+            reading: Reading {
+                ab: self.ab,
+                ba: self.ba,
+                signals: &self.signals,
+            },
+            same: self.same,
+        }
+    }
+}
+
+/// What a verdict says for a fit: one person, different people, or
+/// nothing (a pair to watch is not an answer).
+fn answer(kind: VerdictKind) -> Option<bool> {
+    match kind {
+        VerdictKind::SamePerson => Some(true),
+        VerdictKind::Household | VerdictKind::SharedNetwork | VerdictKind::Cleared => Some(false),
+        VerdictKind::Suspicious => None,
+    }
+}
+
+/// The pairs of an improved scan (`pairs`, directed, with their signals)
+/// that `verdicts` judged, one per undirected pair, each under its newest
+/// verdict (a pair or a clique verdict covering it; "suspicious" judges
+/// nothing), in the order of `pairs`. Pairs without signals (a reference
+/// scan) are left out.
+pub fn judged_pairs(pairs: &[PairScore], verdicts: &[schema::Verdict]) -> Vec<JudgedPair> {
+    let mut newest: Vec<&schema::Verdict> = verdicts.iter().collect();
+    newest.sort_by(|x, y| y.at.cmp(&x.at).then(y.id.cmp(&x.id)));
+    let similarity = |p: &PairScore| (p.sum as f64 / p.weight as f64) / 2.0 + 0.5;
+    let mut by_pair: HashMap<(&str, &str), &PairScore> = HashMap::new();
+    for p in pairs {
+        by_pair.insert((p.account_a.as_str(), p.account_b.as_str()), p);
+    }
+    let mut out = Vec::new();
+    for p in pairs {
+        let (a, b) = (p.account_a.as_str(), p.account_b.as_str());
+        let (Some(signals), Some(back)) = (&p.evidence.signals, by_pair.get(&(b, a))) else {
+            continue;
+        };
+        if a > b || p.weight == 0 || back.weight == 0 {
+            continue;
+        }
+        let Some(same) = newest
+            .iter()
+            .find(|v| v.covers(a, b))
+            .and_then(|v| answer(v.kind))
+        else {
+            continue;
+        };
+        out.push(JudgedPair {
+            a: a.to_owned(),
+            b: b.to_owned(),
+            ab: similarity(p),
+            ba: similarity(back),
+            signals: *signals,
+            same,
+        });
+    }
+    out
 }

@@ -97,3 +97,90 @@ fn a_stronger_pull_keeps_the_weights_nearer_the_prior() {
     };
     assert!(distance(100.0) < distance(1.0));
 }
+
+#[test]
+fn the_share_of_one_person_verdicts_leaves_the_intercept_near_the_prior() {
+    // Moderators judge the pairs they were shown: which share of them was
+    // one person says nothing of a season's pairs. Here the verdicts
+    // cannot tell the pairs apart (the same reading, one in six judged
+    // one person); the fitted intercept stays near the prior's, where a
+    // free one would follow the sample's share.
+    let s = Signals::default();
+    let shipped = Model::shipped();
+    let v = verdicts(&s, 10, 0.97, 50, 0.97);
+    let m = fit_on_verdicts(shipped, &v, "site", DEFAULT_L2).unwrap();
+    assert!(
+        (m.intercept() - shipped.intercept()).abs() < 1.0,
+        "intercept {} against the prior's {}",
+        m.intercept(),
+        shipped.intercept()
+    );
+}
+
+/// A directed improved pair `a`→`b` with 2015 sum and weight.
+fn pair(a: &str, b: &str, sum: i64, weight: i64, signals: Option<Signals>) -> schema::PairScore {
+    schema::PairScore {
+        account_a: a.into(),
+        account_b: b.into(),
+        similarity: 0.5,
+        sum,
+        weight,
+        evidence: schema::Evidence {
+            signals,
+            ..Default::default()
+        },
+    }
+}
+
+fn verdict(id: i64, at: i64, accounts: &[&str], kind: schema::VerdictKind) -> schema::Verdict {
+    schema::Verdict {
+        id,
+        accounts: accounts.iter().map(|s| s.to_string()).collect(),
+        kind,
+        note: String::new(),
+        by: "ann".into(),
+        at,
+        season: Some(1),
+        similarity: None,
+    }
+}
+
+#[test]
+fn judged_pairs_take_each_pairs_newest_verdict_and_skip_what_answers_nothing() {
+    use detect_scoring::improved::verdicts::judged_pairs;
+    use schema::VerdictKind::*;
+    let s = Signals {
+        turns: 7,
+        ..Signals::default()
+    };
+    let pairs = vec![
+        pair("a", "b", 8, 10, Some(s)),
+        pair("b", "a", -2, 10, Some(s.swapped())),
+        pair("a", "c", 0, 10, Some(s)),
+        pair("c", "a", 0, 10, Some(s.swapped())),
+        pair("b", "c", 0, 10, Some(s)),
+        pair("c", "b", 0, 10, Some(s.swapped())),
+        // A reference scan's pair: no signals, nothing to read.
+        pair("d", "e", 10, 10, None),
+        pair("e", "d", 10, 10, None),
+    ];
+    let verdicts = vec![
+        // a-b: judged one person, later superseded by "household".
+        verdict(1, 100, &["a", "b"], SamePerson),
+        verdict(2, 200, &["a", "b"], Household),
+        // a-c: by a clique verdict on a, c and x.
+        verdict(3, 150, &["a", "c", "x"], SamePerson),
+        // b-c: only watched.
+        verdict(4, 150, &["b", "c"], Suspicious),
+        verdict(5, 150, &["d", "e"], SamePerson),
+    ];
+    let judged = judged_pairs(&pairs, &verdicts);
+    let got: Vec<(&str, &str, bool)> = judged
+        .iter()
+        .map(|j| (j.a.as_str(), j.b.as_str(), j.same))
+        .collect();
+    assert_eq!(got, [("a", "b", false), ("a", "c", true)]);
+    // Each side's 2015 similarity, (sum / weight) / 2 + 0.5.
+    assert_eq!((judged[0].ab, judged[0].ba), (0.9, 0.4));
+    assert_eq!(judged[0].signals, s);
+}
