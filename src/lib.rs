@@ -41,6 +41,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::User(cmd) => commands::user::run(&db, cmd).await,
         Command::Verdict(args) => commands::verdict::run(&db, args).await,
         Command::Audit(args) => commands::audit::run(&db, args).await,
+        Command::Model(cmd) => commands::model::run(&db, cmd).await,
         Command::Purge(args) => commands::purge::run(&db, args).await,
         Command::Backup(args) => commands::backup::run_backup(&db, args).await,
         Command::Check => commands::backup::run_check(&db).await,

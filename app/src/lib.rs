@@ -9,6 +9,7 @@
 pub mod daemon;
 pub mod file_digest;
 pub mod log_format;
+pub mod model;
 pub mod pipeline;
 pub mod privacy;
 pub mod progress;

@@ -31,6 +31,20 @@ pub struct ScanInfo {
     pub scan_id: Option<i64>,
     /// UTC epoch seconds.
     pub created_at: Option<i64>,
+    /// The model file an improved scan scored with (`StoredScan::model`);
+    /// `None`: the shipped one.
+    pub model: Option<String>,
+}
+
+impl ScanInfo {
+    /// The model an improved scan scored with: the one recorded, else the
+    /// shipped one.
+    pub fn model(&self) -> anyhow::Result<std::borrow::Cow<'static, scoring::improved::Model>> {
+        Ok(match &self.model {
+            Some(json) => std::borrow::Cow::Owned(scoring::improved::Model::from_json(json)?),
+            None => std::borrow::Cow::Borrowed(scoring::improved::Model::shipped()),
+        })
+    }
 }
 
 /// The pairs a report lists: all scored, or only flagged ones.
@@ -217,8 +231,9 @@ fn write_text_head(
         p.threshold
     )?;
     if p.mode == schema::Mode::Improved {
-        let model = scoring::improved::Model::shipped();
-        writeln!(out, "{}", scoring::improved::score_words(model))?;
+        let model = info.model()?;
+        writeln!(out, "model: {}", model.name())?;
+        writeln!(out, "{}", scoring::improved::score_words(&model))?;
     }
     writeln!(out)?;
     writeln!(out, "  participants      {}", s.participants)?;

@@ -4,6 +4,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use store::DEFAULT_DATABASE_URL;
 
+mod scan;
+pub use scan::*;
 mod simulation;
 pub use simulation::*;
 mod workbench;
@@ -149,6 +151,9 @@ pub enum Command {
     Verdict(VerdictCommand),
     /// Print the audit log: sign-ins, evidence viewed, verdicts, IP reveals.
     Audit(AuditArgs),
+    /// Fit improved mode's model on the site's own verdicts.
+    #[command(subcommand)]
+    Model(ModelCommand),
     /// Write a season's segments and IP-day rows as Parquet, partitioned by
     /// a hash of the account (docs/scale-out.md).
     #[cfg(feature = "cluster")]
@@ -259,49 +264,9 @@ pub struct BucketsArgs {
     pub bucket_minutes: u32,
 }
 
-#[derive(Debug, Args, Clone)]
-pub struct ScanOptions {
-    /// Flag directed pairs at or above this similarity, 0 to 1 [default: 0.9 in
-    /// reference mode, the model's (0.36) in improved mode].
-    #[arg(long, value_name = "SIMILARITY")]
-    pub threshold: Option<f64>,
-    /// Bucket size in minutes.
-    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1440), value_name = "MINUTES")]
-    pub bucket_minutes: u32,
-    /// Which rules score: `improved` (a model's probability that the pair is
-    /// one person, over the published score and evidence that held on
-    /// simulated world families it was not fitted on; EVALUATION.md) or
-    /// `reference` (the published method, exactly).
-    #[arg(long, default_value = app::pipeline::DEFAULT_MODE.as_str(), value_parser = parse_mode)]
-    pub mode: schema::Mode,
-    /// Accounts on one address on one day above which the address is left
-    /// out of that day's candidate pairs (and named in the report).
-    #[arg(long, default_value_t = schema::DEFAULT_CROWD_LIMIT, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
-    pub crowd_limit: usize,
-}
-
-impl ScanOptions {
-    /// The scan parameters these options ask for, checked.
-    pub fn params(&self) -> anyhow::Result<schema::ScanParams> {
-        Ok(schema::ScanParams {
-            mode: self.mode,
-            crowd_limit: self.crowd_limit,
-            ..app::pipeline::scan_params(
-                self.threshold
-                    .unwrap_or(app::pipeline::default_threshold(self.mode)),
-                self.bucket_minutes,
-            )?
-        })
-    }
-}
-
 fn parse_site(s: &str) -> Result<String, String> {
     store::check_site(s)?;
     Ok(s.to_owned())
-}
-
-fn parse_mode(s: &str) -> Result<schema::Mode, String> {
-    schema::Mode::parse(s).ok_or_else(|| format!("{s:?} is not a mode: use improved or reference"))
 }
 
 /// The record rule's bounds for reading logs (see README, "Input rules").

@@ -74,7 +74,7 @@ async fn import(
 ) -> Result<i64> {
     let created_at = chrono::Utc::now().timestamp();
     Ok(store
-        .save_scan(season, result, generation, created_at, None)
+        .save_scan(season, result, generation, created_at, None, None)
         .await?)
 }
 

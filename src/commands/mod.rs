@@ -9,6 +9,7 @@ pub mod daemon;
 pub mod docs;
 pub mod ingest;
 pub mod ip;
+pub mod model;
 pub mod pictures;
 pub mod purge;
 pub mod scan;

@@ -61,11 +61,12 @@ pub async fn run_compare(db: &app::pipeline::Db, args: CompareArgs) -> Result<()
         );
     };
     let params = args.scan.params()?;
+    let model = args.scan.model()?;
     let store = pipeline::open_store(db).await?;
     let mut sims = Vec::new();
     for n in [a, b] {
         let season = pipeline::resolve_season(&store, n).await?;
-        let scan = pipeline::current_scan(&store, &season, &params).await?;
+        let scan = pipeline::current_scan(&store, &season, &params, model.as_ref()).await?;
         sims.push(
             scan.result
                 .pairs

@@ -11,9 +11,10 @@ use std::io::Write;
 
 pub async fn run_scan(db: &app::pipeline::Db, args: ScanArgs) -> Result<()> {
     let params = args.scan.params()?;
+    let model = args.scan.model()?;
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
-    let scanned = pipeline::scan(&store, &season, &params).await?;
+    let scanned = pipeline::scan(&store, &season, &params, model.as_ref()).await?;
     let scan = &scanned.scan;
     let s = report::summary(&scan.result);
     // A rescan says what it scored again.
@@ -53,6 +54,7 @@ pub async fn run_report(db: &app::pipeline::Db, args: ReportArgs) -> Result<()> 
 /// Reports on logs read into memory, storing nothing; returns how many
 /// pairs are flagged.
 fn report_from_logs(args: &ReportArgs, params: &ScanParams, show: Show) -> Result<usize> {
+    let model = args.scan.model()?;
     let number = args.season.unwrap_or(0);
     let games = match (&args.games, args.season) {
         (Some(g), _) => g.clone(),
@@ -65,7 +67,12 @@ fn report_from_logs(args: &ReportArgs, params: &ScanParams, show: Show) -> Resul
     // The pseudonyms walk every segment once: beside the scoring, on
     // the core its sequential steps leave idle.
     let (result, pseudonyms) = rayon::join(
-        || scoring::scan_with_times(&segments, times.as_ref(), &season, params),
+        || {
+            let model = model
+                .as_ref()
+                .unwrap_or(scoring::improved::Model::shipped());
+            scoring::scan_with_model(&segments, times.as_ref(), &season, params, model)
+        },
         || pipeline::ip_pseudonyms_in_memory(&season, &segments),
     );
     let result = result?;
@@ -74,6 +81,7 @@ fn report_from_logs(args: &ReportArgs, params: &ScanParams, show: Show) -> Resul
     let info = ScanInfo {
         scan_id: None,
         created_at: None,
+        model: pipeline::recorded_model(params, model.as_ref()),
     };
     // Logs read into memory meet no store: no verdicts.
     let reviewed = Reviewed::new(&result, &[], args.all, args.reopen_margin);
@@ -120,9 +128,10 @@ async fn report_from_store(
     show: Show,
 ) -> Result<usize> {
     let number = args.season.expect("clap requires --season without --input");
+    let model = args.scan.model()?;
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, number).await?;
-    let scan = pipeline::current_scan(&store, &season, params).await?;
+    let scan = pipeline::current_scan(&store, &season, params, model.as_ref()).await?;
     if scan.result.participants == 0 {
         ensure_participants(&season, &scan.result, store.move_count().await? > 0)?;
     }
@@ -141,6 +150,7 @@ async fn report_from_store(
     let info = ScanInfo {
         scan_id: Some(scan.id),
         created_at: Some(scan.created_at),
+        model: scan.model.clone(),
     };
     let parts = pictures.as_ref().map(|(s, p)| (s, p));
     print_report(show, &season, &info, &scan.result, &reviewed, parts)?;
@@ -244,9 +254,10 @@ fn print_report(
 
 pub async fn run_explain(db: &app::pipeline::Db, args: ExplainArgs) -> Result<()> {
     let params = args.scan.params()?;
+    let model = args.scan.model()?;
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
-    let scan = pipeline::current_scan(&store, &season, &params).await?;
+    let scan = pipeline::current_scan(&store, &season, &params, model.as_ref()).await?;
     let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
     let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
     store.close().await;

@@ -62,9 +62,10 @@ fn read_truth(path: &Path) -> Result<sim::Truth> {
 pub async fn run_eval(db: &app::pipeline::Db, args: EvalArgs) -> Result<()> {
     let truth = read_truth(&args.truth)?;
     let params = args.scan.params()?;
+    let model = args.scan.model()?;
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
-    let scan = pipeline::current_scan(&store, &season, &params).await?;
+    let scan = pipeline::current_scan(&store, &season, &params, model.as_ref()).await?;
     store.close().await;
     let evaluation = sim::evaluate(&scan.result.pairs, &truth, params.threshold);
     match args.format {
@@ -105,7 +106,7 @@ pub async fn run_demo(args: DemoArgs) -> Result<()> {
         ..scan_params(0.9, DEFAULT_BUCKET_MINUTES)?
     };
     let season = pipeline::resolve_season(&store, cfg.season).await?;
-    let scan = pipeline::scan_whole(&store, &season, &params).await?;
+    let scan = pipeline::scan_whole(&store, &season, &params, None).await?;
     let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
     let report_dir = dir.join("report");
     let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
@@ -123,6 +124,7 @@ pub async fn run_demo(args: DemoArgs) -> Result<()> {
     let info = app::report::ScanInfo {
         scan_id: Some(scan.id),
         created_at: Some(scan.created_at),
+        model: scan.model.clone(),
     };
     let mut out = std::io::stdout().lock();
     app::report::write_text(&mut out, &season, &info, &scan.result, false)?;

@@ -228,6 +228,9 @@ pub struct StoredScan {
     pub generation: i64,
     /// UTC epoch seconds.
     pub created_at: Epoch,
+    /// The model file (JSON) an improved scan scored with; `None` in
+    /// reference mode and for scans stored before models were recorded.
+    pub model: Option<String>,
     pub result: ScanResult,
 }
 

@@ -23,6 +23,7 @@ mod golden;
 mod hostile_names;
 mod ingest;
 mod keyed_errors;
+mod model;
 mod mysql_source;
 mod ops;
 mod pictures;

@@ -30,6 +30,7 @@ pub fn write_season_report(
     let info = ScanInfo {
         scan_id: Some(scan.id),
         created_at: Some(scan.created_at),
+        model: scan.model.clone(),
     };
     let n = season.number;
     let json = dir.join(format!("season-{n}.json"));

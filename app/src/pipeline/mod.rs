@@ -18,7 +18,8 @@ pub use into_store::{
     ingest_file, read_log_into, spinner, IngestSummary, Log, Shown, BAD_LINES_LISTED,
 };
 pub use scan::{
-    current_scan, rethreshold, scan, scan_is_current, scan_segments, scan_whole, Rescanned, Scanned,
+    current_scan, recorded_model, rethreshold, scan, scan_is_current, scan_segments, scan_whole,
+    Rescanned, Scanned,
 };
 
 use schema::{ScanParams, Season, Segments, DEFAULT_BUCKET_SECONDS};

@@ -7,6 +7,7 @@ use super::{move_times, segments};
 use anyhow::Result;
 use schema::rescan::{Delta, Lineage};
 use schema::{Mode, ScanParams, ScanResult, Season, Segments};
+use scoring::improved::Model;
 use store::{RescanBase, Store, StoredScan};
 
 /// How many scans a chain of changes may hold before a scan stores every
@@ -35,20 +36,31 @@ pub struct Rescanned {
 }
 
 /// Scores a season from the store and stores the scan, as a rescan when
-/// the latest one allows it ([`scan_segments`]).
-pub async fn scan(store: &Store, season: &Season, params: &ScanParams) -> Result<Scanned> {
+/// the latest one allows it ([`scan_segments`]). Improved mode scores with
+/// `model`, or the shipped one when `None`.
+pub async fn scan(
+    store: &Store,
+    season: &Season,
+    params: &ScanParams,
+    model: Option<&Model>,
+) -> Result<Scanned> {
     let generation = store.moves_generation().await?;
     let started = std::time::Instant::now();
     let segments = segments(store, params.bucket_seconds, None).await?;
     tracing::debug!(ms = started.elapsed().as_millis() as u64, "segments ready");
-    scan_segments(store, season, params, &segments, generation).await
+    scan_segments(store, season, params, model, &segments, generation).await
 }
 
 /// Scores a season from the store, every pair, and stores the scan whole.
-pub async fn scan_whole(store: &Store, season: &Season, params: &ScanParams) -> Result<StoredScan> {
+pub async fn scan_whole(
+    store: &Store,
+    season: &Season,
+    params: &ScanParams,
+    model: Option<&Model>,
+) -> Result<StoredScan> {
     let generation = store.moves_generation().await?;
     let segments = segments(store, params.bucket_seconds, None).await?;
-    whole(store, season, params, &segments, generation).await
+    whole(store, season, params, model, &segments, generation).await
 }
 
 /// Scores a season from segments at hand (cut from the moves of
@@ -60,6 +72,7 @@ pub async fn scan_segments(
     store: &Store,
     season: &Season,
     params: &ScanParams,
+    model: Option<&Model>,
     segments: &Segments,
     generation: i64,
 ) -> Result<Scanned> {
@@ -81,7 +94,7 @@ pub async fn scan_segments(
         }
     }
     Ok(Scanned {
-        scan: whole(store, season, params, segments, generation).await?,
+        scan: whole(store, season, params, model, segments, generation).await?,
         rescan: None,
     })
 }
@@ -103,6 +116,7 @@ async fn whole(
     store: &Store,
     season: &Season,
     params: &ScanParams,
+    model: Option<&Model>,
     segments: &Segments,
     generation: i64,
 ) -> Result<StoredScan> {
@@ -122,7 +136,13 @@ async fn whole(
     // Scoring is CPU-bound (rayon): the runtime's other tasks, signals among
     // them, keep running meanwhile.
     let (result, lineage) = tokio::task::block_in_place(|| {
-        let result = scoring::scan_with_times(segments, times.as_ref(), season, params)?;
+        let result = scoring::scan_with_model(
+            segments,
+            times.as_ref(),
+            season,
+            params,
+            model.unwrap_or(Model::shipped()),
+        )?;
         // Improved mode's signals read beyond two accounts: no rescans.
         let lineage = (params.mode == Mode::Reference).then(|| Lineage {
             digests: scoring::rescan::digests(segments, season),
@@ -132,9 +152,17 @@ async fn whole(
     })?;
     let scored = started.elapsed();
     bar.set_message(format!("storing the scan of season {}", season.number));
+    let recorded = recorded_model(params, model);
     let created_at = chrono::Utc::now().timestamp();
     let id = store
-        .save_scan(season, &result, generation, created_at, lineage.as_ref())
+        .save_scan(
+            season,
+            &result,
+            generation,
+            created_at,
+            lineage.as_ref(),
+            recorded.as_deref(),
+        )
         .await?;
     tracing::info!(
         season = season.number,
@@ -151,6 +179,7 @@ async fn whole(
         season: season.clone(),
         generation,
         created_at,
+        model: recorded,
         result,
     })
 }
@@ -195,7 +224,14 @@ async fn rescan(
     };
     let created_at = chrono::Utc::now().timestamp();
     let id = store
-        .save_scan(season, &stored, generation, created_at, Some(&lineage))
+        .save_scan(
+            season,
+            &stored,
+            generation,
+            created_at,
+            Some(&lineage),
+            None,
+        )
         .await?;
     tracing::info!(
         season = season.number,
@@ -219,6 +255,7 @@ async fn rescan(
         season: season.clone(),
         generation,
         created_at,
+        model: None,
         result: view,
     };
     Ok((scan, figures))
@@ -231,19 +268,20 @@ pub async fn current_scan(
     store: &Store,
     season: &Season,
     params: &ScanParams,
+    model: Option<&Model>,
 ) -> Result<StoredScan> {
     let generation = store.moves_generation().await?;
     if let Some(mut latest) = store
         .latest_scan_like(season.number, params.bucket_seconds, params.mode)
         .await?
     {
-        if scan_is_current(&latest, season, params, generation) {
+        if scan_is_current(&latest, season, params, model, generation) {
             latest.season = season.clone();
             rethreshold(&mut latest.result, params.threshold);
             return Ok(latest);
         }
     }
-    let scanned = scan(store, season, params).await?;
+    let scanned = scan(store, season, params, model).await?;
     if scanned.rescan.is_none() {
         return Ok(scanned.scan);
     }
@@ -257,11 +295,13 @@ pub async fn current_scan(
 }
 
 /// Whether a stored scan still holds for the season: same moves, same season
-/// definition, same bucket size and mode (the threshold is applied afresh).
+/// definition, same bucket size and mode, in improved mode the same model
+/// (the threshold is applied afresh).
 pub fn scan_is_current(
     scan: &StoredScan,
     season: &Season,
     params: &ScanParams,
+    model: Option<&Model>,
     generation: i64,
 ) -> bool {
     let p = &scan.result.params;
@@ -272,6 +312,14 @@ pub fn scan_is_current(
         && p.bucket_seconds == params.bucket_seconds
         && p.mode == params.mode
         && p.crowd_limit == params.crowd_limit
+        && scan.model == recorded_model(params, model)
+}
+
+/// What a scan with these parameters records as its model: improved mode's
+/// model file (the shipped one unless another is given); none in reference
+/// mode.
+pub fn recorded_model(params: &ScanParams, model: Option<&Model>) -> Option<String> {
+    (params.mode == Mode::Improved).then(|| model.unwrap_or(Model::shipped()).to_json())
 }
 
 /// Applies another threshold to a scan's pairs: the flags and cliques follow.

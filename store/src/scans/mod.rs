@@ -22,7 +22,8 @@ impl Store {
     /// Stores a scan (parameters, its pairs with their evidence, cliques,
     /// and what the next rescan needs) in one transaction; returns its id.
     /// With a [`schema::rescan::Delta`], `result.pairs` are the pairs scored
-    /// again and the rest are read from its base; else every pair.
+    /// again and the rest are read from its base; else every pair. `model`
+    /// is the model file an improved scan scored with.
     pub async fn save_scan(
         &self,
         season: &Season,
@@ -30,13 +31,14 @@ impl Store {
         generation: i64,
         created_at: Epoch,
         lineage: Option<&Lineage>,
+        model: Option<&str>,
     ) -> Result<i64> {
         let mut tx = self.begin_write().await?;
         let delta = lineage.and_then(|l| l.delta.as_ref());
         let id: i64 = sqlx::query(
             "INSERT INTO scans (season, season_from, season_to, season_games, threshold, bucket_seconds, mode, \
-             generation, created_at, participants, candidate_pairs, crowd_limit, site, base_scan, stored_pairs) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id",
+             generation, created_at, participants, candidate_pairs, crowd_limit, site, base_scan, stored_pairs, model) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id",
         )
         .bind(season.number as i64)
         .bind(season.from)
@@ -53,6 +55,7 @@ impl Store {
         .bind(self.site.to_string())
         .bind(delta.map(|d| d.base))
         .bind(result.pairs.len() as i64)
+        .bind(model.map(str::to_owned))
         .fetch_one(&mut *tx)
         .await?
         .try_get(0)?;
@@ -175,6 +178,7 @@ impl Store {
             season: header.season,
             generation: header.generation,
             created_at: header.created_at,
+            model: header.model,
             result: ScanResult {
                 params: header.params,
                 participants: header.participants,
@@ -193,7 +197,7 @@ impl Store {
         like: Option<(i64, Mode)>,
     ) -> Result<Option<ScanHeader>> {
         const COLUMNS: &str = "SELECT id, season, season_from, season_to, season_games, threshold, \
-             bucket_seconds, mode, generation, created_at, participants, candidate_pairs, crowd_limit FROM scans";
+             bucket_seconds, mode, generation, created_at, participants, candidate_pairs, crowd_limit, model FROM scans";
         let row = match like {
             None => {
                 sqlx::query(&format!(
@@ -244,6 +248,7 @@ impl Store {
             created_at: row.try_get(9)?,
             participants: row.try_get::<i64, _>(10)? as usize,
             candidate_pairs: row.try_get::<i64, _>(11)? as usize,
+            model: row.try_get(13)?,
         }))
     }
 }
@@ -257,6 +262,7 @@ struct ScanHeader {
     created_at: Epoch,
     participants: usize,
     candidate_pairs: usize,
+    model: Option<String>,
 }
 
 /// Stores every directed pair of scan `id` with its evidence and signals.
