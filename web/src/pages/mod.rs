@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod admin;
+pub mod case;
 pub mod clique;
 pub mod pair;
 pub mod queue;

@@ -44,11 +44,13 @@ pub struct PairPage {
     pub reveal_href: String,
     /// Opened from the review queue: back, skip, and the form's "next".
     pub queue: Option<super::queue::QueueNav>,
+    /// The case file to download for an appeal.
+    pub case_href: String,
 }
 
 /// The season to show a pair in: the one asked for, else the latest
 /// season whose latest scan scored it.
-async fn season_of_pair(
+pub(super) async fn season_of_pair(
     state: &AppState,
     a: &str,
     b: &str,
@@ -150,6 +152,11 @@ pub async fn pair(
         revealed,
         reveal_href: format!("{}&reveal=1", crate::render::pair_href(number, &a, &b)),
         queue,
+        case_href: format!(
+            "/pair/{}/{}/case?season={number}",
+            crate::render::url_component(&a),
+            crate::render::url_component(&b)
+        ),
         a: AccountLink::of(&a),
         b: AccountLink::of(&b),
     })

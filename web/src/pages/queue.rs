@@ -12,8 +12,9 @@ use axum::response::{Html, Redirect};
 use serde::Deserialize;
 use store::{QueueFilter, QueueItem, QueueStatus};
 
-/// Flags per page.
+/// Flags per page, unless the address asks for 1 to [`MAX_PAGE_SIZE`].
 pub const PAGE_SIZE: u64 = 50;
+pub const MAX_PAGE_SIZE: u64 = 500;
 
 /// The queue's filters and page as the address carries them (empty fields
 /// are "any").
@@ -31,6 +32,9 @@ pub struct QueueParams {
     pub score: String,
     #[serde(default)]
     pub page: String,
+    /// Flags per page.
+    #[serde(default)]
+    pub size: String,
 }
 
 fn field<T: std::str::FromStr>(value: &str, what: &str) -> Result<Option<T>, WebError> {
@@ -71,6 +75,17 @@ impl QueueParams {
         Ok(field::<u64>(&self.page, "Page")?.unwrap_or(1).max(1))
     }
 
+    /// Flags per page.
+    pub fn size(&self) -> Result<u64, WebError> {
+        let n = field::<u64>(&self.size, "Page size")?.unwrap_or(PAGE_SIZE);
+        if !(1..=MAX_PAGE_SIZE).contains(&n) {
+            return Err(WebError::BadRequest(format!(
+                "A page holds 1 to {MAX_PAGE_SIZE} flags."
+            )));
+        }
+        Ok(n)
+    }
+
     /// The filters (not the page) as a query string, kept by every link of
     /// the queue and by the verdict form.
     pub fn query(&self) -> String {
@@ -83,6 +98,7 @@ impl QueueParams {
             f("season", &self.season),
             f("group", &self.group),
             f("score", &self.score),
+            f("size", &self.size),
         ]
         .into_iter()
         .flatten()
@@ -142,13 +158,14 @@ pub async fn queue(
 ) -> Result<Html<String>, WebError> {
     let filter = params.filter()?;
     let page_no = params.page()?;
-    let offset = (page_no - 1).saturating_mul(PAGE_SIZE);
+    let size = params.size()?;
+    let offset = (page_no - 1).saturating_mul(size);
     let found = state
         .store()
-        .review_queue(&filter, margin(), offset, PAGE_SIZE)
+        .review_queue(&filter, margin(), offset, size)
         .await?;
     let query = params.query();
-    let pages = found.total.div_ceil(PAGE_SIZE).max(1);
+    let pages = found.total.div_ceil(size).max(1);
     let page_href = |p: u64| {
         let sep = if query.is_empty() { "" } else { "&" };
         format!("/queue?{query}{sep}page={p}")
