@@ -110,7 +110,9 @@ impl Store {
             "review_flags (site, season, scan_id, account_a, account_b, score, clique, \
              clique_size, verdict_id, verdict_kind, verdict_similarity)",
             11,
-            "",
+            // Two readers rebuilding at once (PostgreSQL): the second's
+            // rows are the same, so it keeps the first's.
+            " ON CONFLICT DO NOTHING",
             &rows,
             |q, r| {
                 let v = r.verdict.as_ref();
@@ -129,7 +131,9 @@ impl Store {
         )
         .await?;
         sqlx::query(
-            "INSERT INTO review_scans (site, season, scan_id, verdicts_seen) VALUES ($1, $2, $3, $4)",
+            "INSERT INTO review_scans (site, season, scan_id, verdicts_seen) VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (site, season) DO UPDATE SET scan_id = excluded.scan_id, \
+             verdicts_seen = excluded.verdicts_seen",
         )
         .bind(site)
         .bind(season)
