@@ -100,7 +100,7 @@ async fn order_and_filters(store: &Store, scan: &store::StoredScan, items: &[Que
         min_score: Some(cut),
         ..all.clone()
     };
-    let got = paged(&store, &strong, 100).await;
+    let got = paged(store, &strong, 100).await;
     assert_eq!(
         got,
         items
@@ -113,7 +113,7 @@ async fn order_and_filters(store: &Store, scan: &store::StoredScan, items: &[Que
         min_group: Some(3),
         ..all.clone()
     };
-    let got = paged(&store, &big, 100).await;
+    let got = paged(store, &big, 100).await;
     assert_eq!(
         got,
         items
@@ -126,7 +126,7 @@ async fn order_and_filters(store: &Store, scan: &store::StoredScan, items: &[Que
         season: Some(2),
         ..all.clone()
     };
-    assert!(paged(&store, &other, 100).await.is_empty());
+    assert!(paged(store, &other, 100).await.is_empty());
 }
 
 /// "Next" walks the order; a pair not in the queue starts it.
@@ -181,7 +181,7 @@ async fn verdicts_move_flags(store: &Store, items: &[QueueItem]) {
         ))
         .await
         .unwrap();
-    let open = paged(&store, &to_review, 3).await;
+    let open = paged(store, &to_review, 3).await;
     assert_eq!(open.len(), items.len() - 1);
     assert_eq!(
         (open[0].account_a.as_str(), open[0].status),
@@ -192,7 +192,7 @@ async fn verdicts_move_flags(store: &Store, items: &[QueueItem]) {
         status: QueueStatus::Judged,
         ..all.clone()
     };
-    let got = paged(&store, &judged, 3).await;
+    let got = paged(store, &judged, 3).await;
     assert_eq!(got.len(), 1);
     assert_eq!(
         (got[0].account_b.as_str(), got[0].verdict),
