@@ -32,6 +32,7 @@ mod purge;
 mod report_browser;
 mod report_dir;
 mod rescan;
+mod review_queue;
 mod serve_load;
 mod simulate;
 mod site_database;

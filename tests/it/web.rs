@@ -7,6 +7,7 @@
 //! names (`<script>`, quotes, `&`, `]]>`): they form a flagged clique, so
 //! every page and the SVG timeline must show them as text.
 
+mod queue;
 mod steps;
 
 use crate::common::*;

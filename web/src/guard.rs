@@ -16,9 +16,11 @@ use axum::Router;
 use std::net::SocketAddr;
 use tower_http::set_header::SetResponseHeaderLayer;
 
-/// No script at all; styles and images from this site only; forms post
+/// Scripts, styles and images from this site only (no inline script: the
+/// one script is /keys.js); forms post
 /// here only; no framing; no `<base>` that moves relative links.
-pub const CONTENT_SECURITY_POLICY_VALUE: &str = "default-src 'none'; style-src 'self'; \
+pub const CONTENT_SECURITY_POLICY_VALUE: &str =
+    "default-src 'none'; script-src 'self'; style-src 'self'; \
      img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /// The headers every response carries, and their values. `Cache-Control`

@@ -155,6 +155,39 @@ impl Store {
             .await
     }
 
+    /// The most recent scan of a season with only its flagged pairs (at or
+    /// above its own threshold): what the season's pages list, without
+    /// reading every pair.
+    pub async fn latest_scan_flagged(&self, season: u32) -> Result<Option<StoredScan>> {
+        let Some(header) = self.latest_scan_header(season, None).await? else {
+            return Ok(None);
+        };
+        let Some(mut scan) = self
+            .latest_scan_where(season, None, Some(header.params.threshold))
+            .await?
+        else {
+            return Ok(None);
+        };
+        // The other direction of each flagged pair, flagged or not.
+        let have: rustc_hash::FxHashSet<(String, String)> = scan
+            .result
+            .pairs
+            .iter()
+            .map(|p| (p.account_a.clone(), p.account_b.clone()))
+            .collect();
+        let missing: Vec<(String, String)> = have
+            .iter()
+            .map(|(a, b)| (b.clone(), a.clone()))
+            .filter(|k| !have.contains(k))
+            .collect();
+        for batch in missing.chunks(400) {
+            let more = self.scan_pairs(scan.id, PairFilter::Pairs(batch)).await?;
+            scan.result.pairs.extend(more);
+        }
+        sort_pairs(&mut scan.result.pairs);
+        Ok(Some(scan))
+    }
+
     pub(super) async fn latest_scan_where(
         &self,
         season: u32,
@@ -167,12 +200,7 @@ impl Store {
         let id = header.id;
         let filter = min_similarity.map_or(PairFilter::All, PairFilter::AtLeast);
         let mut pairs = self.scan_pairs(id, filter).await?;
-        pairs.sort_by(|x, y| {
-            y.similarity
-                .total_cmp(&x.similarity)
-                .then_with(|| x.account_a.cmp(&y.account_a))
-                .then_with(|| x.account_b.cmp(&y.account_b))
-        });
+        sort_pairs(&mut pairs);
         Ok(Some(StoredScan {
             id,
             season: header.season,
@@ -251,6 +279,16 @@ impl Store {
             model: row.try_get(13)?,
         }))
     }
+}
+
+/// Strongest first, then by names.
+fn sort_pairs(pairs: &mut [PairScore]) {
+    pairs.sort_by(|x, y| {
+        y.similarity
+            .total_cmp(&x.similarity)
+            .then_with(|| x.account_a.cmp(&y.account_a))
+            .then_with(|| x.account_b.cmp(&y.account_b))
+    });
 }
 
 /// A stored scan's own row.

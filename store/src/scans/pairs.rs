@@ -18,6 +18,8 @@ pub(crate) enum PairFilter<'a> {
     Naming(&'a str),
     /// Both accounts among these.
     Among(&'a [String]),
+    /// These directed pairs (account a, account b).
+    Pairs(&'a [(String, String)]),
 }
 
 /// One level of a scan's chain: a scan and the accounts it replaced.
@@ -126,6 +128,13 @@ impl Store {
                 list(2, accounts.len()),
                 list(2 + accounts.len(), accounts.len())
             ),
+            PairFilter::Pairs(pairs) => format!(
+                "{COLUMNS} AND (account_a, account_b) IN (VALUES {})",
+                (0..pairs.len())
+                    .map(|i| format!("(${}, ${})", 2 + 2 * i, 3 + 2 * i))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         };
         let mut q = sqlx::query(&sql).bind(id);
         match filter {
@@ -135,6 +144,11 @@ impl Store {
             PairFilter::Among(accounts) => {
                 for u in accounts.iter().chain(accounts) {
                     q = q.bind(u.clone());
+                }
+            }
+            PairFilter::Pairs(pairs) => {
+                for (a, b) in pairs {
+                    q = q.bind(a.clone()).bind(b.clone());
                 }
             }
         }

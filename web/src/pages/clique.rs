@@ -74,6 +74,8 @@ pub struct CliquePage {
     pub next: Option<Vec<NextSeasonRow>>,
     pub revealed: bool,
     pub reveal_href: String,
+    /// The case file to download for an appeal.
+    pub case_href: String,
 }
 
 #[derive(Debug, Deserialize)]
@@ -147,6 +149,7 @@ pub async fn clique(
         next,
         revealed,
         reveal_href: format!("/clique/{season}/{k}?reveal=1"),
+        case_href: format!("/clique/{season}/{k}/case"),
     })
 }
 

@@ -3,8 +3,10 @@
 
 pub mod account;
 pub mod admin;
+pub mod case;
 pub mod clique;
 pub mod pair;
+pub mod queue;
 pub mod seasons;
 pub mod verdict;
 
@@ -25,11 +27,36 @@ pub async fn style() -> impl axum::response::IntoResponse {
     )
 }
 
+/// The keyboard shortcuts of the queue's pages: a file of its own, as the
+/// content security policy allows no inline script.
+pub async fn keys_js() -> impl axum::response::IntoResponse {
+    (
+        [
+            (
+                axum::http::header::CONTENT_TYPE,
+                "text/javascript; charset=utf-8",
+            ),
+            (axum::http::header::CACHE_CONTROL, "public, max-age=3600"),
+        ],
+        include_str!("../../templates/keys.js"),
+    )
+}
+
 /// The latest scan of a season, or a 404 page.
 pub async fn latest_scan(state: &AppState, season: u32) -> Result<StoredScan, WebError> {
     state
         .store()
         .latest_scan(season)
+        .await?
+        .ok_or_else(|| WebError::NotFound(format!("Season {season} has no scan yet.")))
+}
+
+/// The latest scan of a season with only its flagged pairs (what the
+/// season pages list), or a 404 page.
+pub async fn flagged_scan(state: &AppState, season: u32) -> Result<StoredScan, WebError> {
+    state
+        .store()
+        .latest_scan_flagged(season)
         .await?
         .ok_or_else(|| WebError::NotFound(format!("Season {season} has no scan yet.")))
 }

@@ -20,6 +20,9 @@ pub struct PairQuery {
     /// Show raw IP addresses (admins only; audited).
     #[serde(default)]
     pub reveal: Option<String>,
+    /// The review queue it was opened from (its filters), for "next".
+    #[serde(default)]
+    pub queue: Option<String>,
 }
 
 #[derive(Template)]
@@ -39,11 +42,15 @@ pub struct PairPage {
     pub choices: Vec<(&'static str, &'static str)>,
     pub revealed: bool,
     pub reveal_href: String,
+    /// Opened from the review queue: back, skip, and the form's "next".
+    pub queue: Option<super::queue::QueueNav>,
+    /// The case file to download for an appeal.
+    pub case_href: String,
 }
 
 /// The season to show a pair in: the one asked for, else the latest
 /// season whose latest scan scored it.
-async fn season_of_pair(
+pub(super) async fn season_of_pair(
     state: &AppState,
     a: &str,
     b: &str,
@@ -72,6 +79,11 @@ pub async fn pair(
     Query(q): Query<PairQuery>,
 ) -> Result<Html<String>, WebError> {
     let number = season_of_pair(&state, &a, &b, q.season).await?;
+    let queue = q
+        .queue
+        .as_deref()
+        .map(|query| super::queue::QueueNav::of(query, number, &a, &b))
+        .transpose()?;
     let scan = latest_scan(&state, number).await?;
     let target = format!("season {number}: {a}, {b}");
     let revealed = reveal(&state, &me, q.reveal.as_deref(), &target).await?;
@@ -139,6 +151,12 @@ pub async fn pair(
         choices: verdict_choices(),
         revealed,
         reveal_href: format!("{}&reveal=1", crate::render::pair_href(number, &a, &b)),
+        queue,
+        case_href: format!(
+            "/pair/{}/{}/case?season={number}",
+            crate::render::url_component(&a),
+            crate::render::url_component(&b)
+        ),
         a: AccountLink::of(&a),
         b: AccountLink::of(&b),
     })

@@ -1,7 +1,7 @@
 //! The seasons, each with its latest scan: flagged pairs and cliques, as the
 //! report shows them, each linking to its evidence.
 
-use super::{latest_scan, AccountLink, VerdictRow};
+use super::{flagged_scan, AccountLink, VerdictRow};
 use crate::auth::SignedIn;
 use crate::render::{clique_href, page, pair_href, scanned, sim, Me};
 use crate::{AppState, WebError};
@@ -28,7 +28,7 @@ pub struct IndexPage {
 pub async fn index(State(state): State<AppState>, me: SignedIn) -> Result<Html<String>, WebError> {
     let mut seasons = Vec::new();
     for number in state.store().scanned_seasons().await? {
-        let scan = latest_scan(&state, number).await?;
+        let scan = flagged_scan(&state, number).await?;
         seasons.push(SeasonRow {
             number,
             href: format!("/season/{number}"),
@@ -86,7 +86,7 @@ pub async fn season(
     me: SignedIn,
     Path(number): Path<u32>,
 ) -> Result<Html<String>, WebError> {
-    let scan = latest_scan(&state, number).await?;
+    let scan = flagged_scan(&state, number).await?;
     let verdicts = state.store().verdicts().await?;
     let result = &scan.result;
     let t = result.params.threshold;

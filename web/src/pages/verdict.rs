@@ -30,6 +30,10 @@ pub struct VerdictForm {
     pub kind: String,
     #[serde(default)]
     pub note: String,
+    /// The review queue the pair was opened from: after the verdict, its
+    /// next flag.
+    #[serde(default)]
+    pub queue: Option<String>,
 }
 
 pub async fn record(
@@ -82,6 +86,13 @@ pub async fn record(
             form.season
         )));
     }
+    // The flag after this pair, found before the verdict moves it.
+    let back = match (&form.queue, &form.a, &form.b) {
+        (Some(query), Some(a), Some(b)) => {
+            super::queue::next_href(&state, query, form.season, a, b).await?
+        }
+        _ => back,
+    };
     state
         .store()
         .add_verdict(&NewVerdict {
