@@ -4,7 +4,9 @@
 
 use anyhow::{bail, Context, Result};
 use schema::{Mode, DEFAULT_BUCKET_SECONDS};
-use scoring::improved::verdicts::{fit_on_verdicts, judged_pairs, Verdict, DEFAULT_L2};
+use scoring::improved::verdicts::{
+    cross_validate, fit_on_verdicts, judged_pairs, CrossValidated, Verdict, DEFAULT_L2,
+};
 use scoring::improved::Model;
 use store::Store;
 
@@ -19,7 +21,13 @@ pub struct Fitted {
     pub different: usize,
     /// Each feature's weight in the prior and in the fitted model.
     pub weights: Vec<(&'static str, f64, f64)>,
+    /// The fit's agreement with verdicts it did not see, beside the
+    /// prior's with the same verdicts.
+    pub cross_validated: CrossValidated,
 }
+
+/// Folds of the cross-validation `detect model fit` prints.
+pub const FOLDS: u64 = 5;
 
 /// Fits `prior`'s features on the verdicts of the pairs that the latest
 /// improved scan of season `season` (30-minute buckets) scored. Refused, in
@@ -53,8 +61,10 @@ pub async fn fit_on_season(
         .zip(prior.weights().iter().zip(model.weights()))
         .map(|(f, (&before, &after))| (f.name, before, after))
         .collect();
+    let cross_validated = cross_validate(prior, &rows, DEFAULT_L2, FOLDS);
     Ok(Fitted {
         model,
+        cross_validated,
         scan_id: scan.id,
         same,
         different,

@@ -35,6 +35,22 @@ async fn fit(db: &pipeline::Db, args: ModelFitArgs) -> Result<()> {
         fitted.different,
         prior.name()
     );
+    let cv = &fitted.cross_validated;
+    let words = |a: &scoring::improved::verdicts::Agreement| {
+        format!(
+            "precision {:.3}, recall {:.3}, F1 {:.3}",
+            a.precision, a.recall, a.f1
+        )
+    };
+    eprintln!(
+        "cross-validated on these verdicts ({} folds, flags at {}): the new model {}; \
+         the model {} on the same verdicts {}",
+        cv.folds,
+        prior.threshold(),
+        words(&cv.fitted),
+        prior.name(),
+        words(&cv.prior)
+    );
     for (name, before, after) in &fitted.weights {
         eprintln!("  {name:<28} {before:>8.3} -> {after:>8.3}");
     }

@@ -94,6 +94,10 @@ fn fit_and_scan_with_the_sites_model(backend: Backend) {
         err.contains("fitted on 24 judged pairs of scan #1 (12 one person, 12 different people)"),
         "{err}"
     );
+    assert!(
+        err.contains("cross-validated on these verdicts (5 folds, flags at "),
+        "{err}"
+    );
     let model: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("site.json")).unwrap()).unwrap();
     assert_eq!(model["name"], "site one");

@@ -10,7 +10,7 @@
 //!
 //! Pure: verdicts in, a model out.
 
-use super::fit::{fit, FitOptions, Row};
+use super::fit::{cross_validated, fit, FitOptions, Row};
 use super::model::{Model, ModelError, Provenance, Reading, Sign};
 use schema::{PairScore, Signals, VerdictKind};
 use std::collections::HashMap;
@@ -48,21 +48,7 @@ pub fn fit_on_verdicts(
              a model is fitted on at least {MIN_EACH} of each"
         )));
     }
-    let rows: Vec<Row> = verdicts
-        .iter()
-        .map(|v| Row {
-            x: prior.values(&v.reading),
-            y: v.same,
-            weight: 1.0,
-        })
-        .collect();
-    let signs: Vec<Sign> = prior.features().iter().map(|f| f.sign).collect();
-    let opts = FitOptions {
-        l2,
-        prior: Some(prior.weights().to_vec()),
-        prior_intercept: Some(prior.intercept()),
-        ..FitOptions::default()
-    };
+    let (signs, rows, opts) = problem(prior, verdicts, l2);
     let fitted = fit(&signs, &rows, &opts);
     let names: Vec<&str> = prior.features().iter().map(|f| f.name).collect();
     let provenance = Provenance {
@@ -85,6 +71,102 @@ pub fn fit_on_verdicts(
         prior.timing().copied(),
         provenance,
     )
+}
+
+/// The fit's rows, signs and options: `prior`'s features of each verdict,
+/// pulled toward `prior`'s weights and intercept with strength `l2`.
+fn problem(prior: &Model, verdicts: &[Verdict<'_>], l2: f64) -> (Vec<Sign>, Vec<Row>, FitOptions) {
+    let rows: Vec<Row> = verdicts
+        .iter()
+        .map(|v| Row {
+            x: prior.values(&v.reading),
+            y: v.same,
+            weight: 1.0,
+        })
+        .collect();
+    let signs: Vec<Sign> = prior.features().iter().map(|f| f.sign).collect();
+    let opts = FitOptions {
+        l2,
+        prior: Some(prior.weights().to_vec()),
+        prior_intercept: Some(prior.intercept()),
+        ..FitOptions::default()
+    };
+    (signs, rows, opts)
+}
+
+/// How a model's flags (at the prior's threshold) agree with verdicts:
+/// "one person" is the positive class.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Agreement {
+    pub precision: f64,
+    pub recall: f64,
+    pub f1: f64,
+}
+
+impl Agreement {
+    fn of(probabilities: impl Iterator<Item = (f64, bool)>, threshold: f64) -> Agreement {
+        let (mut tp, mut fp, mut fn_) = (0.0, 0.0, 0.0);
+        for (p, same) in probabilities {
+            match (p >= threshold, same) {
+                (true, true) => tp += 1.0,
+                (true, false) => fp += 1.0,
+                (false, true) => fn_ += 1.0,
+                (false, false) => {}
+            }
+        }
+        let ratio = |a: f64, b: f64| if a + b > 0.0 { a / (a + b) } else { 0.0 };
+        let (precision, recall) = (ratio(tp, fp), ratio(tp, fn_));
+        let f1 = if precision + recall > 0.0 {
+            2.0 * precision * recall / (precision + recall)
+        } else {
+            0.0
+        };
+        Agreement {
+            precision,
+            recall,
+            f1,
+        }
+    }
+}
+
+/// A fit's figures on the verdicts it did not see, beside the prior's on
+/// the same verdicts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CrossValidated {
+    pub folds: u64,
+    /// Each verdict scored by the model fitted on the other folds.
+    pub fitted: Agreement,
+    pub prior: Agreement,
+}
+
+/// Cross-validates [`fit_on_verdicts`] in `folds` folds (verdict `i` in
+/// fold `i % folds`), at the prior's threshold.
+pub fn cross_validate(
+    prior: &Model,
+    verdicts: &[Verdict<'_>],
+    l2: f64,
+    folds: u64,
+) -> CrossValidated {
+    let (signs, rows, opts) = problem(prior, verdicts, l2);
+    let keys: Vec<u64> = (0..rows.len() as u64).collect();
+    let held_out = cross_validated(&signs, &rows, &keys, folds, &opts);
+    let t = prior.threshold();
+    CrossValidated {
+        folds,
+        fitted: Agreement::of(
+            held_out
+                .iter()
+                .copied()
+                .zip(verdicts.iter().map(|v| v.same)),
+            t,
+        ),
+        prior: Agreement::of(
+            verdicts
+                .iter()
+                .map(|v| (prior.probability(&v.reading), v.same)),
+            t,
+        ),
+    }
 }
 
 /// A judged pair as an improved scan read it: its signals, the reference
