@@ -314,11 +314,12 @@ async fn current_scan(
     segments: &mut Option<Segments>,
 ) -> Result<(StoredScan, bool, Option<Vec<f64>>)> {
     let number = season.number;
-    let reusable =
-        match latest.filter(|l| pipeline::scan_is_current(l, season, params, None, generation)) {
-            Some(_) => store.latest_scan(number).await?,
-            None => None,
-        };
+    let reusable = match latest.filter(|l| {
+        pipeline::scan_is_current(l, season, params, ctx.config.model.as_deref(), generation)
+    }) {
+        Some(_) => store.latest_scan(number).await?,
+        None => None,
+    };
     if let Some(mut l) = reusable {
         l.season = season.clone();
         rethreshold(&mut l.result, params.threshold);
@@ -326,7 +327,15 @@ async fn current_scan(
     }
     let segs = loaded(store, params, segments).await?;
     let started = std::time::Instant::now();
-    let scanned = pipeline::scan_segments(store, season, params, None, segs, generation).await?;
+    let scanned = pipeline::scan_segments(
+        store,
+        season,
+        params,
+        ctx.config.model.as_deref(),
+        segs,
+        generation,
+    )
+    .await?;
     let labels = [
         ("site", store.site().to_owned()),
         ("season", number.to_string()),

@@ -32,6 +32,7 @@ struct RawConfig {
     threshold: Option<f64>,
     bucket_minutes: Option<u32>,
     mode: Option<schema::Mode>,
+    model: Option<PathBuf>,
     report_dir: Option<PathBuf>,
     seasons: Option<Seasons>,
     current_days: Option<u32>,
@@ -104,6 +105,9 @@ pub struct Config {
     pub bucket_minutes: u32,
     /// Which rules score (`mode = "improved"` or `"reference"`).
     pub mode: schema::Mode,
+    /// Improved mode's model (`model = "FILE"`, a file from `detect model
+    /// fit`), read at start; `None`: the shipped one.
+    pub model: Option<std::sync::Arc<scoring::improved::Model>>,
     pub report_dir: PathBuf,
     pub seasons: Seasons,
     pub current_days: u32,
@@ -198,12 +202,18 @@ impl Config {
             .transpose()
             .map_err(fail)?;
         let alerts = numbered(raw.alerts, "alert", super::alerts::check_alert).map_err(fail)?;
+        let model = raw
+            .model
+            .map(|file| read_model(&file, mode))
+            .transpose()
+            .map_err(fail)?;
         Ok(Config {
             path: path.to_owned(),
             database: raw.database,
             threshold,
             bucket_minutes,
             mode,
+            model,
             report_dir: raw
                 .report_dir
                 .unwrap_or_else(|| PathBuf::from(DEFAULT_REPORT_DIR)),
@@ -222,6 +232,22 @@ impl Config {
             log_format: raw.log_format,
         })
     }
+}
+
+/// The model file `model` names, read and checked; refused outside
+/// improved mode.
+fn read_model(
+    file: &Path,
+    mode: schema::Mode,
+) -> Result<std::sync::Arc<scoring::improved::Model>, String> {
+    if mode != schema::Mode::Improved {
+        return Err("model is for mode = \"improved\": reference mode has no model".into());
+    }
+    let text =
+        std::fs::read_to_string(file).map_err(|e| format!("model {}: {e}", file.display()))?;
+    scoring::improved::Model::from_json(&text)
+        .map(std::sync::Arc::new)
+        .map_err(|e| format!("model {}: {e}", file.display()))
 }
 
 /// The `log_format` a configuration file names, read before logging

@@ -181,3 +181,25 @@ fn metrics_and_log_format_are_off_until_named() {
     let e = err("log_format = \"xml\"");
     assert!(e.contains("line 1") && e.contains("json"), "{e}");
 }
+
+#[test]
+fn a_model_file_is_read_at_start_and_only_in_improved_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("site.json");
+    std::fs::write(&file, scoring::improved::Model::shipped().to_json()).unwrap();
+    let shown = file.display().to_string().replace('\\', "\\\\");
+    let c = parse(&format!("mode = \"improved\"\nmodel = \"{shown}\"")).unwrap();
+    assert_eq!(
+        c.model.as_deref().map(|m| m.name()),
+        Some(scoring::improved::Model::shipped().name())
+    );
+    assert!(parse("mode = \"improved\"").unwrap().model.is_none());
+    let e = err(&format!("mode = \"reference\"\nmodel = \"{shown}\""));
+    assert!(e.contains("model is for mode = \"improved\""), "{e}");
+    std::fs::write(&file, "{}").unwrap();
+    let e = err(&format!("mode = \"improved\"\nmodel = \"{shown}\""));
+    assert!(
+        e.starts_with("the configuration ") && e.contains("site.json: "),
+        "{e}"
+    );
+}
