@@ -57,12 +57,21 @@ pub fn report_page<'a>(
         distribution_svg,
         distribution_inline: Some(parts.distribution),
         evidence: parts.evidence,
-        generated_note: format!("{}.", describe_scan(src.season, src.info)),
+        generated_note: footer(src),
         verdicts: Some(viz::Verdicts {
             triage: &src.reviewed.triage,
             margin: src.reviewed.margin,
         }),
     }
+}
+
+/// The page's foot: `Scan #3 of 2026-05-01 10:00:00 UTC; games ^4pLeague_S7_,
+/// all time.`
+fn footer(src: &PageSource) -> String {
+    let line = describe_scan(src.season, src.info);
+    let mut chars = line.chars();
+    let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
+    format!("{}{}.", first.unwrap_or_default(), chars.as_str())
 }
 
 /// The report page of `src` as one self-contained document (pictures

@@ -1,6 +1,6 @@
 //! The cliques section of the report page: per clique, its members, a
-//! table of its pairs, the overview of days played and the detailed
-//! timeline, folded. In a report directory the timeline is a file beside
+//! table of its pairs and the detailed timeline, each folded, and the
+//! overview of days played. In a report directory the timeline is a file beside
 //! the page, loaded only when its fold opens (a lazy frame, so its tooltips
 //! still work); a page without files (standard output) inlines it.
 
@@ -31,12 +31,19 @@ pub(super) fn cliques(h: &mut String, page: &ReportPage, rows: &[BothWays]) {
         );
         let members: Vec<String> = clique.members.iter().map(|m| esc(m)).collect();
         let _ = writeln!(h, "<p>Members: {}</p>", members.join(", "));
-        h.push_str(
-            "<table class=\"clique-pairs\">\n<thead><tr><th>Account A</th><th>Account B</th>\
-             <th>A&#8594;B</th><th>B&#8594;A</th><th>Evidence</th></tr></thead>\n<tbody>\n",
-        );
         let inside = |u: &str| clique.members.iter().any(|m| m == u);
-        for row in rows.iter().filter(|row| inside(row.a) && inside(row.b)) {
+        let own: Vec<&BothWays> = rows
+            .iter()
+            .filter(|row| inside(row.a) && inside(row.b))
+            .collect();
+        let _ = writeln!(
+            h,
+            "<details class=\"clique-pairs-fold\"><summary>Its flagged pairs ({})</summary>\n\
+             <table class=\"clique-pairs\">\n<thead><tr><th>Account A</th><th>Account B</th>\
+             <th>A&#8594;B</th><th>B&#8594;A</th><th>Evidence</th></tr></thead>\n<tbody>",
+            own.len()
+        );
+        for row in own {
             let _ = writeln!(
                 h,
                 "<tr><td>{}</td><td>{}</td>{}{}<td><a href=\"#{}\">evidence</a></td></tr>",
@@ -47,7 +54,7 @@ pub(super) fn cliques(h: &mut String, page: &ReportPage, rows: &[BothWays]) {
                 pair_anchor(index[&(row.a, row.b)])
             );
         }
-        h.push_str("</tbody>\n</table>\n");
+        h.push_str("</tbody>\n</table>\n</details>\n");
         pictures(h, page, i);
         h.push_str("</div>\n");
     }
@@ -80,8 +87,8 @@ fn pictures(h: &mut String, page: &ReportPage, i: usize) {
                 h,
                 "<div class=\"figure\"><iframe class=\"timeline\" loading=\"lazy\" src=\"{f}\" \
                  width=\"{w}\" height=\"{ht}\" title=\"Detailed timeline of clique {n}\">\
-                 </iframe></div>\n</details>\n<p class=\"note\"><a href=\"{f}\">Open the \
-                 timeline alone</a></p>",
+                 </iframe></div>\n<p class=\"note\"><a href=\"{f}\">Open the timeline \
+                 alone</a></p>\n</details>",
                 f = esc(file),
                 w = esc(width),
                 ht = esc(height),

@@ -89,7 +89,13 @@ nav.toc { background: #f7f7f7; border: 1px solid #ddd; padding: 0.5em 1em; }
 nav.toc ol { margin: 0.2em 0; padding-left: 1.4em; }
 .guide p { margin: 0.4em 0; }
 .guide { border-left: 4px solid #e69f00; padding-left: 0.8em; }
-.clique { border-top: 1px solid #ddd; padding-top: 0.5em; }
+.clique { border-top: 1px solid #ddd; padding-top: 0.3em; }
+.clique h3 { margin: 0.3em 0 0.1em; }
+.clique p { margin: 0.2em 0; }
+.clique details > summary { margin: 0.2em 0; }
+nav.toc ol ol li { display: inline; }
+nav.toc ol ol li + li::before { content: \" \\00b7  \"; }
+nav.toc ol ol { padding-left: 0.4em; }
 .figure { overflow-x: auto; max-width: 100%; border: 1px solid #ddd; margin: 0.5em 0; }
 .figure svg { display: block; }
 .figure svg.chart, .figure svg.overview { max-width: 100%; height: auto; }

@@ -212,7 +212,7 @@ fn cliques_show_members_pairs_and_pictures() {
     let html = report();
     let doc = parse(&html);
 
-    // Cliques: members, a table of their pairs, and the pictures inline
+    // Cliques: members, a table of their pairs (folded), and the pictures
     // (overview, then the timeline folded), linked to the file too.
     let cliques: Vec<roxmltree::Node> = with_class(&doc, "clique").collect();
     assert_eq!(cliques.len(), 2);
@@ -223,8 +223,11 @@ fn cliques_show_members_pairs_and_pictures() {
     assert_eq!(rows_of(first, "clique-pairs").len(), 2);
     let details = first
         .descendants()
-        .find(|n| n.has_tag_name("details"))
+        .find(|n| n.has_tag_name("details") && n.attribute("class") == Some("timeline"))
         .expect("folded timeline");
+    assert!(rows_of(first, "clique-pairs")[0]
+        .ancestors()
+        .any(|n| n.has_tag_name("details")));
     assert!(details
         .descendants()
         .any(|n| n.attribute("class") == Some("timeline")));
