@@ -1,6 +1,6 @@
 //! The evidence section of the report page: one fold per flagged pair
 //! (`id="pair-N"`), its summary line always visible (the accounts, both
-//! directions' similarities, the verdict) and the text of `detect explain`
+//! directions' similarities, [`guide::pair_summary`], the verdict) and the text of `detect explain`
 //! inside, so a season of many pairs stays a page one can scroll.
 
 use super::ReportPage;
@@ -26,13 +26,14 @@ pub(super) fn evidence(h: &mut String, page: &ReportPage, rows: &[BothWays]) {
         let verdict = verdicts.get(&(row.a, row.b)).copied();
         let _ = writeln!(
             h,
-            "<details class=\"pair-evidence\" id=\"{}\">\n<summary>{} &#8596; {}: {}, {}; {}\
+            "<details class=\"pair-evidence\" id=\"{}\">\n<summary>{} &#8596; {}: {}, {}; {}; {}\
              </summary>",
             pair_anchor(i),
             esc(row.a),
             esc(row.b),
             direction(row.a, row.b, row.ab, t),
             direction(row.b, row.a, row.ba, t),
+            esc(&guide::pair_summary(row, page.result.params.bucket_seconds)),
             verdict_words(verdict)
         );
         match page.evidence.get(&(row.a.to_owned(), row.b.to_owned())) {

@@ -424,8 +424,10 @@ fn evidence_is_folded_and_verdict_sections_are_in_the_contents() {
         folds,
         vec![
             "ann \u{2194} ben: ann\u{2192}ben 0.9700 \u{2691}, ben\u{2192}ann 0.9500 \u{2691}; \
+             same IP: 20 h (40 half-hour windows) of ann's active time; \
              verdict: suspicious by ann&co",
-            "ben \u{2194} cat: ben\u{2192}cat 0.9300 \u{2691}, cat\u{2192}ben 0.8800; no verdict yet",
+            "ben \u{2194} cat: ben\u{2192}cat 0.9300 \u{2691}, cat\u{2192}ben 0.8800; \
+             same IP: 10 h (20 half-hour windows) of ben's active time; no verdict yet",
         ]
     );
     let toc: Vec<String> = doc
