@@ -55,7 +55,7 @@ pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<Page
                 clique.members.join(", ")
             ),
             pseudonyms: Some(pseudonyms.clone()),
-            highlights: highlights(result, &clique.members),
+            highlights: viz::timeline::strongest_buckets(result, &members),
         };
         let key = picture_cache::key(segments, &members, &opts);
         let kept = cache.and_then(|c| c.get(k + 1, &key));
@@ -105,43 +105,6 @@ pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<Page
 /// How many of the strongest buckets the evidence of a pair lists per
 /// direction in the HTML report.
 const EVIDENCE_BUCKETS: usize = 10;
-/// How many buckets a clique timeline marks as the strongest evidence.
-const HIGHLIGHTS: usize = 12;
-
-/// The strongest buckets of the flagged directions inside a clique, for the
-/// timeline: each flagged direction's top buckets, strongest first, one mark
-/// per bucket.
-fn highlights(result: &ScanResult, members: &[String]) -> Vec<viz::Highlight> {
-    let t = result.params.threshold;
-    let inside = |u: &str| members.iter().any(|m| m == u);
-    let mut all: Vec<(i64, i64, String)> = Vec::new();
-    for p in &result.pairs {
-        if p.similarity < t || !inside(&p.account_a) || !inside(&p.account_b) {
-            continue;
-        }
-        for c in p.evidence.top_buckets.iter().filter(|c| c.score > 0) {
-            all.push((
-                c.score,
-                c.bucket,
-                format!(
-                    "{:+} for {} \u{2192} {}: {}",
-                    c.score,
-                    p.account_a,
-                    p.account_b,
-                    c.cell.describe()
-                ),
-            ));
-        }
-    }
-    all.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
-    let mut seen = std::collections::BTreeSet::new();
-    all.into_iter()
-        .filter(|(_, bucket, _)| seen.insert(*bucket))
-        .take(HIGHLIGHTS)
-        .map(|(_, bucket, note)| viz::Highlight { bucket, note })
-        .collect()
-}
-
 /// Writes `dir/index.html`, `dir/clique-K.svg` (and its overview) for
 /// each clique and `dir/distribution.svg` (as [`page_parts`]); returns the
 /// path of the index. Each file is written to a temporary name and renamed,

@@ -10,18 +10,21 @@ use crate::{AppState, WebError};
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::response::Html;
-use schema::{IpPseudonyms, Season, Segments};
+use schema::{IpPseudonyms, ScanResult, Season, Segments};
 use serde::Deserialize;
 
 /// The SVG timeline of some accounts within a scan's season, as markup to
 /// put inline (the `svg` crate escapes every name in it). IPs carry the
-/// season's stored pseudonyms, the same names as in `explain` and reports.
+/// season's stored pseudonyms, the same names as in `explain` and reports;
+/// the buckets that weighed most in `result`'s flagged pairs among them
+/// are starred, as in the report.
 pub fn timeline_svg(
     segments: &Segments,
     season: &Season,
     members: &[&str],
     show_ips: bool,
     pseudonyms: &IpPseudonyms,
+    result: Option<&ScanResult>,
 ) -> String {
     let known: Vec<&str> = members
         .iter()
@@ -34,7 +37,7 @@ pub fn timeline_svg(
         to: season.to,
         title: format!("Season {}: {}", season.number, members.join(", ")),
         pseudonyms: Some(pseudonyms.clone()),
-        highlights: Vec::new(),
+        highlights: result.map_or_else(Vec::new, |r| viz::timeline::strongest_buckets(r, members)),
     };
     viz::timeline(segments, &known, &opts).to_string()
 }
@@ -126,7 +129,14 @@ pub async fn clique(
         .store()
         .season_pseudonyms(&scan.season, &segments)
         .await?;
-    let timeline_svg = timeline_svg(&segments, &scan.season, &members, revealed, &pseudonyms);
+    let timeline_svg = timeline_svg(
+        &segments,
+        &scan.season,
+        &members,
+        revealed,
+        &pseudonyms,
+        Some(&scan.result),
+    );
     let mut history: Vec<_> = state
         .store()
         .verdicts()
@@ -218,7 +228,7 @@ mod tests {
         });
         let season = Season::new(1, None, None, None).unwrap();
         let pseudonyms = IpPseudonyms::new(HashMap::from([(ip, 7)]));
-        let svg = timeline_svg(&segments, &season, &["alice"], false, &pseudonyms);
+        let svg = timeline_svg(&segments, &season, &["alice"], false, &pseudonyms, None);
         assert!(svg.contains("IP-7"), "{svg}");
         assert!(
             !svg.contains("IP-1<") && !svg.contains("192.0.2.7"),
