@@ -115,6 +115,15 @@ pub async fn timeline_is_drawn(c: &Client, ips: &[String]) {
         .unwrap();
     assert!(stars.as_u64().unwrap() > 0, "stars: {stars}");
     assert!(svg_text.contains("weighed most"));
+    // Above it, the days played, as in the report.
+    let overview = c
+        .execute(
+            "return document.querySelectorAll('#overview svg.overview').length",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(overview, serde_json::json!(1));
     assert_clean(c, ips, false).await;
 }
 

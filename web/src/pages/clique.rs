@@ -26,6 +26,20 @@ pub fn timeline_svg(
     pseudonyms: &IpPseudonyms,
     result: Option<&ScanResult>,
 ) -> String {
+    pictures(segments, season, members, show_ips, pseudonyms, result).timeline
+}
+
+/// The overview of days played and the timeline of some accounts, drawn
+/// with the same options (see [`timeline_svg`]), as the report draws a
+/// clique's.
+pub fn pictures(
+    segments: &Segments,
+    season: &Season,
+    members: &[&str],
+    show_ips: bool,
+    pseudonyms: &IpPseudonyms,
+    result: Option<&ScanResult>,
+) -> viz::CliquePictures {
     let known: Vec<&str> = members
         .iter()
         .copied()
@@ -39,7 +53,10 @@ pub fn timeline_svg(
         pseudonyms: Some(pseudonyms.clone()),
         highlights: result.map_or_else(Vec::new, |r| viz::timeline::strongest_buckets(r, members)),
     };
-    viz::timeline(segments, &known, &opts).to_string()
+    viz::CliquePictures {
+        overview: viz::overview(segments, &known, &opts).to_string(),
+        timeline: viz::timeline(segments, &known, &opts).to_string(),
+    }
 }
 
 pub struct CliquePair {
@@ -69,6 +86,8 @@ pub struct CliquePage {
     pub number: usize,
     pub members: Vec<AccountLink>,
     pub pairs: Vec<CliquePair>,
+    /// Days played, as the report's overview.
+    pub overview_svg: String,
     pub timeline_svg: String,
     pub history: Vec<VerdictRow>,
     pub choices: Vec<(&'static str, &'static str)>,
@@ -129,7 +148,7 @@ pub async fn clique(
         .store()
         .season_pseudonyms(&scan.season, &segments)
         .await?;
-    let timeline_svg = timeline_svg(
+    let drawn = pictures(
         &segments,
         &scan.season,
         &members,
@@ -152,7 +171,8 @@ pub async fn clique(
         number: k,
         members: members.iter().map(|m| AccountLink::of(m)).collect(),
         pairs,
-        timeline_svg,
+        overview_svg: drawn.overview,
+        timeline_svg: drawn.timeline,
         history: history.iter().map(VerdictRow::of).collect(),
         choices: verdict_choices(),
         next_season: season + 1,
