@@ -1,16 +1,18 @@
-//! The HTML report of a scan: one self-contained page, readable without
-//! JavaScript, with inline CSS and inline SVG (so the pictures' tooltips
-//! work). It shows account names (pseudonymous by nature) and never raw IP
-//! addresses unless the caller drew its pictures with them.
+//! The HTML report of a scan: one page, readable without JavaScript, with
+//! inline CSS and inline SVG (so the pictures' tooltips work). It shows
+//! account names (pseudonymous by nature) and never raw IP addresses unless
+//! the caller drew its pictures with them.
 //!
-//! Layout, top to bottom: the title, a table of contents, "how to read
-//! this" ([`crate::guide`]), the summary, the flagged pairs (each linking to
-//! its evidence), the score distribution, the cliques (a table of their
-//! pairs with the flagged directions marked, an overview of days played and
-//! the detailed per-IP timeline folded in a `<details>`), and the evidence of
-//! every flagged pair (`id="pair-N"`, the text of `detect explain`). The page
-//! fits an 800-px window (tables wrap, pictures scroll in their own box) and
-//! prints.
+//! Layout, top to bottom: the title, a table of contents (every section),
+//! "how to read this" ([`crate::guide`]), the summary, the flagged pairs
+//! (each linking to its evidence), the verdict sections ([`crate::known`]:
+//! flagged pairs with a verdict, known relationships), the score
+//! distribution, the cliques (`cliques.rs`: members, a folded table of their
+//! pairs, an overview of days played and the detailed per-IP timeline,
+//! folded; in a report directory a lazy frame of its file), and the
+//! evidence of every flagged pair (`evidence.rs`: a fold per pair,
+//! `id="pair-N"`, its summary line visible). The page fits an 800-px window
+//! (tables wrap, pictures scroll in their own box) and prints.
 //!
 //! The page is well-formed XML too (self-closed void elements, no named
 //! entities beyond XML's), so tools can parse it as XHTML.
