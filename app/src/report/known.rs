@@ -135,7 +135,7 @@ struct JsonFlagVerdict<'a> {
     verdict: &'a Verdict,
 }
 
-/// The JSON report of the pairs to review ([`super::JsonReport`]), with
+/// The JSON report of the pairs to review (`JsonReport`), with
 /// three more keys: `reopen_margin`, `known_relationships` (current scores
 /// and verdict) and `flag_verdicts` (flagged pairs that carry a verdict,
 /// `reopened` marked). Serialised once, from the triaged scan.

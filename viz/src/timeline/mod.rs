@@ -219,7 +219,7 @@ const HIGHLIGHTS: usize = 12;
 
 /// The buckets that weighed most in the flagged pairs inside `members`,
 /// to mark on their timeline: each flagged direction's top buckets,
-/// strongest first, one mark per bucket, [`HIGHLIGHTS`] at most. The
+/// strongest first, one mark per bucket, twelve at most. The
 /// report and the web's pair and clique pages all mark these.
 pub fn strongest_buckets(result: &schema::ScanResult, members: &[&str]) -> Vec<Highlight> {
     let t = result.params.threshold;
