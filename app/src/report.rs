@@ -10,6 +10,7 @@
 
 pub mod csv;
 pub mod known;
+pub mod page;
 pub mod picture_cache;
 pub mod pictures;
 
@@ -57,7 +58,7 @@ pub fn listed(result: &ScanResult, all: bool) -> Vec<&PairScore> {
 }
 
 #[derive(Serialize)]
-struct JsonReport<'a> {
+pub(crate) struct JsonReport<'a> {
     season: &'a Season,
     scan: &'a ScanInfo,
     params: &'a schema::ScanParams,
@@ -101,15 +102,16 @@ pub fn summary(result: &ScanResult) -> Summary {
     }
 }
 
-pub fn write_json(
-    out: impl Write,
-    season: &Season,
-    info: &ScanInfo,
-    result: &ScanResult,
+/// The JSON report of `result` (its flagged pairs, or `all`), before the
+/// verdicts' keys ([`known::write_json_reviewed`] writes it).
+pub(crate) fn json_report<'a>(
+    season: &'a Season,
+    info: &'a ScanInfo,
+    result: &'a ScanResult,
     all: bool,
-) -> anyhow::Result<()> {
+) -> JsonReport<'a> {
     let t = result.params.threshold;
-    let report = JsonReport {
+    JsonReport {
         season,
         scan: info,
         params: &result.params,
@@ -123,9 +125,7 @@ pub fn write_json(
             .collect(),
         cliques: &result.cliques,
         crowded: crowded_lines(result),
-    };
-    serde_json::to_writer_pretty(out, &report)?;
-    Ok(())
+    }
 }
 
 /// Where a scan came from, in a line: `scan #3 of 2026-05-01 10:00:00 UTC;

@@ -4,6 +4,7 @@ use crate::cli::{ExplainArgs, Format, ReportArgs, ScanArgs};
 use anyhow::{bail, Result};
 use app::pipeline;
 use app::report::known::{self, Reviewed};
+use app::report::page::{self, PageSource};
 use app::report::{self, ScanInfo};
 use schema::{IpPseudonyms, ScanParams, ScanResult, Season, Segments};
 use scoring::improved::MoveTimes;
@@ -156,20 +157,18 @@ async fn report_from_store(
     print_report(show, &season, &info, &scan.result, &reviewed, parts)?;
     if let (Some(dir), Some((segments, pseudonyms))) = (&args.out, &pictures) {
         let bar = crate::ui::spinner(format!("drawing the report into {}", dir.display()));
-        let shown = store::StoredScan {
-            result: reviewed.to_review.clone().into_owned(),
-            ..scan.clone()
-        };
         let index = app::report::pictures::write_report_dir(
             dir,
-            &season,
-            &shown,
-            segments,
-            pseudonyms,
-            args.show_ips,
-            None,
+            &PageSource {
+                season: &season,
+                info: &info,
+                reviewed: &reviewed,
+                segments,
+                pseudonyms,
+                show_ips: args.show_ips,
+                similarities: None,
+            },
         )?;
-        known::add_sections_to_page(&index, &reviewed)?;
         bar.finish_and_clear();
         crate::ui::note(format!("report written to {}", index.display()));
     }
@@ -223,28 +222,15 @@ fn print_report(
         Format::ReferenceCsv => report::write_reference_csv(&mut out, result, all)?,
         Format::Html => {
             let (segments, pseudonyms) = pictures.expect("an HTML report loads its segments");
-            let parts = app::report::pictures::page_parts(
+            let html = page::page_html(&PageSource {
                 season,
-                result,
+                info,
+                reviewed,
                 segments,
                 pseudonyms,
-                show.show_ips,
-                None,
-                None,
-            )?;
-            let page = viz::ReportPage {
-                title: format!("detect: season {}", season.number),
-                season: season.number,
-                result: &reviewed.to_review,
-                clique_svgs: Vec::new(),
-                clique_pictures: parts.pictures,
-                distribution_svg: None,
-                distribution_inline: Some(parts.distribution.to_string()),
-                evidence: parts.evidence,
-                generated_note: report::describe_scan(season, info),
-            };
-            let sections = viz::verdict_sections_html(&reviewed.triage, reviewed.margin);
-            let html = viz::known::with_sections(&viz::report_html(&page), &sections);
+                show_ips: show.show_ips,
+                similarities: None,
+            })?;
             out.write_all(html.as_bytes())?;
         }
     }

@@ -5,6 +5,9 @@
 use crate::cli::{DemoArgs, EvalArgs, EvalFormat, SimulateArgs};
 use anyhow::{Context, Result};
 use app::pipeline::{self, scan_params, DEFAULT_BUCKET_MINUTES};
+use app::report::known::Reviewed;
+use app::report::page::PageSource;
+use scoring::DEFAULT_REOPEN_MARGIN;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::time::Instant;
@@ -110,22 +113,27 @@ pub async fn run_demo(args: DemoArgs) -> Result<()> {
     let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
     let report_dir = dir.join("report");
     let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
-    let index = app::report::pictures::write_report_dir(
-        &report_dir,
-        &season,
-        &scan,
-        &segments,
-        &pseudonyms,
-        false,
-        None,
-    )?;
-    store.close().await;
-    println!();
     let info = app::report::ScanInfo {
         scan_id: Some(scan.id),
         created_at: Some(scan.created_at),
         model: scan.model.clone(),
     };
+    // A new store holds no verdicts.
+    let reviewed = Reviewed::new(&scan.result, &[], false, DEFAULT_REOPEN_MARGIN);
+    let index = app::report::pictures::write_report_dir(
+        &report_dir,
+        &PageSource {
+            season: &season,
+            info: &info,
+            reviewed: &reviewed,
+            segments: &segments,
+            pseudonyms: &pseudonyms,
+            show_ips: false,
+            similarities: None,
+        },
+    )?;
+    store.close().await;
+    println!();
     let mut out = std::io::stdout().lock();
     app::report::write_text(&mut out, &season, &info, &scan.result, false)?;
     writeln!(out)?;

@@ -55,7 +55,8 @@ fn report_out_writes_escaped_pictures_and_page() {
     let page =
         roxmltree::Document::parse_with_options(&html, opts).expect("the page is well-formed");
     assert_no_script(&page, "index.html");
-    // The pictures are inline (their tooltips work) and linked as files.
+    // The overviews are inline, the timelines folded frames of their files
+    // (their tooltips work), every picture linked as a file.
     let links: Vec<&str> = page
         .descendants()
         .filter(|n| n.has_tag_name("a"))
@@ -75,7 +76,13 @@ fn report_out_writes_escaped_pictures_and_page() {
             .filter(|n| n.has_tag_name("svg") && n.attribute("class") == Some(class))
             .count()
     };
-    assert_eq!((inline("timeline"), inline("overview")), (2, 2));
+    assert_eq!((inline("timeline"), inline("overview")), (0, 2));
+    let frames: Vec<&str> = page
+        .descendants()
+        .filter(|n| n.has_tag_name("iframe"))
+        .filter_map(|n| n.attribute("src"))
+        .collect();
+    assert_eq!(frames, ["clique-1.svg", "clique-2.svg"]);
     assert!(page.descendants().all(|n| !n.has_tag_name("img")));
     // Each clique timeline names its two members in its legend, unescaped
     // once parsed.

@@ -1,7 +1,8 @@
 //! The HTML report in a real headless Chromium, at a wide (1400 px) and a
 //! narrow (800 px) window: the pairs table never overflows, every flagged
-//! pair's evidence is one link away, and the timelines' tooltips are in the
-//! page (inline SVG, not images).
+//! pair's evidence is one link away and folded, the timelines keep their
+//! tooltips (SVG documents, not images), and the demo's page is short and
+//! small enough to review.
 
 use crate::common::browser::Browser;
 use crate::common::*;
@@ -28,7 +29,8 @@ async fn check_at_width(b: &Browser, url: &str, width: u32) {
     );
     no_sideways_overflow(b, width).await;
     evidence_one_link_away(b).await;
-    tooltips_inline(b).await;
+    evidence_unfolds(b).await;
+    tooltips_in_the_timelines(b, url).await;
 }
 
 /// No horizontal overflow: the table fits its section, the page fits the
@@ -109,9 +111,53 @@ async fn evidence_one_link_away(b: &Browser) {
     assert_eq!(shown, serde_json::json!(["#pair-1", true]));
 }
 
-/// The timelines are inline SVG: their tooltips are in the DOM, and there
-/// is no image.
-async fn tooltips_inline(b: &Browser) {
+/// Each pair's evidence is folded: its summary line shows, its text only
+/// once opened.
+async fn evidence_unfolds(b: &Browser) {
+    let shown = "const d = document.getElementById('pair-1');
+                 return [d.tagName, d.open, d.querySelector('summary').offsetHeight > 0,
+                         d.querySelector('pre.evidence').checkVisibility()];";
+    assert_eq!(
+        b.eval(shown).await,
+        serde_json::json!(["DETAILS", false, true, false])
+    );
+    b.client
+        .find(fantoccini::Locator::Css("#pair-1 > summary"))
+        .await
+        .expect("the summary")
+        .click()
+        .await
+        .expect("click");
+    assert_eq!(
+        b.eval(shown).await,
+        serde_json::json!(["DETAILS", true, true, true])
+    );
+}
+
+/// The timelines are folded frames of the SVG files beside the page (no
+/// image): opened alone, a timeline's tooltips are in its document.
+async fn tooltips_in_the_timelines(b: &Browser, url: &str) {
+    let frames = b
+        .eval(
+            "return [...document.querySelectorAll('details.timeline iframe')]
+               .map(f => [f.getAttribute('src'), f.loading]);",
+        )
+        .await;
+    assert_eq!(
+        frames,
+        serde_json::json!([
+            ["clique-1.svg", "lazy"],
+            ["clique-2.svg", "lazy"],
+            ["clique-3.svg", "lazy"]
+        ])
+    );
+    assert!(
+        b.eval("return document.querySelectorAll('img').length;")
+            .await
+            == 0
+    );
+    let svg = url.replace("index.html", "clique-1.svg");
+    b.client.goto(&svg).await.expect("open the timeline");
     let tips = b
         .eval(
             "return [...document.querySelectorAll('svg.timeline .move > title')]
@@ -119,18 +165,14 @@ async fn tooltips_inline(b: &Browser) {
         )
         .await;
     let tips = tips.as_array().unwrap();
-    assert!(tips.len() > 100, "{} tooltips", tips.len());
+    assert!(tips.len() > 50, "{} tooltips", tips.len());
     assert!(
         tips.iter()
             .all(|t| t.as_str().unwrap().contains(" UTC · IP-")),
         "{:?}",
         &tips[..3]
     );
-    assert!(
-        b.eval("return document.querySelectorAll('img').length;")
-            .await
-            == 0
-    );
+    b.client.goto(url).await.expect("back to the report");
 }
 
 #[test]
@@ -144,4 +186,40 @@ fn the_report_reads_at_1400_and_800_px() {
         check_at_width(&b, &url, 800).await;
         b.close().await;
     });
+}
+
+/// The demo's report page, as a moderator opens it: under 8,000 px tall at
+/// 1400 px with every pair's evidence folded, under 1.5 MB, and no wider
+/// than the window at 800 px. Prints the figures.
+#[test]
+fn the_demo_report_is_short_and_small() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = dir.path().join("demo");
+    let out = run_default_store(dir.path(), &["demo", "--dir", demo.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index = demo.join("report/index.html");
+    let bytes = std::fs::metadata(&index).unwrap().len();
+    let url = format!("file://{}", index.display());
+    let heights = block_on(async {
+        let b = Browser::start().await;
+        let mut heights = Vec::new();
+        for width in [1400, 800] {
+            b.client.set_window_size(width, 1000).await.expect("resize");
+            b.client.goto(&url).await.expect("open the report");
+            no_sideways_overflow(&b, width).await;
+            let h = b
+                .eval("return document.documentElement.scrollHeight;")
+                .await;
+            heights.push((width, h.as_f64().unwrap()));
+        }
+        b.close().await;
+        heights
+    });
+    eprintln!("demo report: {bytes} bytes; height (px) by window width: {heights:?}");
+    assert!(bytes < 1_500_000, "{bytes} bytes");
+    assert!(heights[0].1 < 8000.0, "{heights:?}");
 }

@@ -45,16 +45,21 @@ fn report_out_removes_the_cliques_of_an_earlier_report() {
         ]
     );
     // A picture with the same key is read back, not drawn: a marker put in
-    // its file stays, in the file and on the page.
+    // its file stays, in the file and, for the overview, on the page.
     let marked = "<svg><!-- kept --></svg>";
     std::fs::write(out.join("clique-1.svg"), marked).unwrap();
+    std::fs::write(
+        out.join("clique-1-overview.svg"),
+        "<svg><!-- kept overview --></svg>",
+    )
+    .unwrap();
     db.ok(&["report", "--season", "1", "--out", out.to_str().unwrap()]);
     assert_eq!(
         std::fs::read_to_string(out.join("clique-1.svg")).unwrap(),
         marked
     );
     let page = std::fs::read_to_string(out.join("index.html")).unwrap();
-    assert!(page.contains("<!-- kept -->"));
+    assert!(page.contains("<!-- kept overview -->"));
     // One more move of ann's: the clique's pictures are drawn again.
     let more = db.dir.path().join("more.jsonl");
     std::fs::write(

@@ -107,6 +107,19 @@ fn write_explanation(
         result.params.mode.as_str(),
         result.params.bucket_seconds / 60
     )?;
+    let [(x, _, ab, ..), (y, _, ba, ..)] = directions;
+    let stronger = match (ab, ba) {
+        (Some(p), Some(q)) if q.similarity > p.similarity => Some((y, q)),
+        (Some(p), _) => Some((x, p)),
+        (None, q) => q.map(|q| (y, q)),
+    };
+    if let Some((walked, p)) = stronger {
+        writeln!(
+            out,
+            "In short: {}",
+            crate::guide::direction_summary(p, walked, result.params.bucket_seconds)
+        )?;
+    }
     if result.params.mode == schema::Mode::Improved {
         let [(_, _, ab, ..), (_, _, ba, ..)] = directions;
         let signals = ab

@@ -106,6 +106,47 @@ pub fn buckets_as_time(buckets: u64, bucket_seconds: i64) -> String {
     format!("{s} {unit}")
 }
 
+/// A bucket's length as a window's name: `half-hour`, `hour`, `15-minute`.
+fn window_words(bucket_seconds: i64) -> String {
+    match bucket_seconds {
+        1800 => "half-hour".to_owned(),
+        3600 => "hour".to_owned(),
+        s if s % 60 == 0 => format!("{}-minute", s / 60),
+        s => format!("{s}-second"),
+    }
+}
+
+/// How long the two accounts of a pair moved from one IP, with its unit
+/// and the account whose time it counts (the walked side of a direction):
+/// `18 h (36 half-hour windows) of u023's active time`.
+pub fn same_ip_words(count: u64, walked: &str, bucket_seconds: i64) -> String {
+    format!(
+        "{} ({count} {} window{}) of {walked}'s active time",
+        buckets_as_time(count, bucket_seconds),
+        window_words(bucket_seconds),
+        if count == 1 { "" } else { "s" }
+    )
+}
+
+/// The one summary of a pair that every surface shows (the CLI's
+/// `explain`, the report, the web's pages), from its stronger direction:
+/// `same IP: 18 h (36 half-hour windows) of u023's active time`.
+pub fn pair_summary(row: &scoring::BothWays<'_>, bucket_seconds: i64) -> String {
+    match stronger(row) {
+        Some(p) => direction_summary(p, &p.account_a, bucket_seconds),
+        None => "not scored".to_owned(),
+    }
+}
+
+/// [`pair_summary`] of the direction `p`, its walked account shown as
+/// `walked` (escaped for where it is shown).
+pub fn direction_summary(p: &PairScore, walked: &str, bucket_seconds: i64) -> String {
+    format!(
+        "same IP: {}",
+        same_ip_words(p.evidence.same_ip.count, walked, bucket_seconds)
+    )
+}
+
 /// The columns of a pairs table, in order: (short heading, what it means).
 /// Evidence columns describe the stronger direction of the pair.
 pub const PAIR_COLUMNS: [(&str, &str); 8] = [

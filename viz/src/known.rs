@@ -93,11 +93,22 @@ pub fn verdict_sections_html(triage: &Triage, margin: f64) -> String {
     h
 }
 
-/// `page` (a complete report page) with `sections` put just before its
-/// footer (or `</body>`).
-pub fn with_sections(page: &str, sections: &str) -> String {
-    match page.rfind("<footer").or_else(|| page.rfind("</body>")) {
-        Some(at) => format!("{}{sections}{}", &page[..at], &page[at..]),
-        None => format!("{page}{sections}"),
+/// The `(id, title)` of the verdict sections [`verdict_sections_html`]
+/// writes for `triage`, for the page's contents.
+pub fn sections(triage: &Triage) -> Vec<(&'static str, String)> {
+    let mut out = Vec::new();
+    let with_verdict = triage.flags.iter().filter(|f| f.verdict.is_some()).count();
+    if with_verdict > 0 {
+        out.push((
+            "flag-verdicts",
+            format!("Flagged pairs with a verdict ({with_verdict})"),
+        ));
     }
+    if !triage.known.is_empty() {
+        out.push((
+            "known-relationships",
+            format!("Known relationships ({})", triage.known.len()),
+        ));
+    }
+    out
 }

@@ -38,7 +38,7 @@ mod fmt;
 
 pub use chart::{compare, distribution, Series};
 pub use explain::{explain, ExplainError};
-pub use html::{report_html, CliquePictures, ReportPage, INLINE_TIMELINE_BYTES};
+pub use html::{report_html, CliquePictures, ReportPage, Verdicts};
 pub use known::verdict_sections_html;
 pub use overview::overview;
 pub use timeline::{timeline, Highlight, TimelineOptions};

@@ -3,6 +3,7 @@
 //! report, even if the daemon is killed while writing.
 
 use crate::report::known::{self, Reviewed};
+use crate::report::page::PageSource;
 use crate::report::{write_atomically, ScanInfo};
 use anyhow::Result;
 use schema::{IpPseudonyms, Season, Segments};
@@ -43,19 +44,17 @@ pub fn write_season_report(
     write_atomically(&text, |out| {
         known::write_text_reviewed(out, season, &info, reviewed, false)
     })?;
-    let shown = StoredScan {
-        result: reviewed.to_review.clone().into_owned(),
-        ..scan.clone()
-    };
     let html = crate::report::pictures::write_report_dir(
         &dir.join(format!("season-{n}")),
-        season,
-        &shown,
-        segments,
-        pseudonyms,
-        false,
-        similarities,
+        &PageSource {
+            season,
+            info: &info,
+            reviewed,
+            segments,
+            pseudonyms,
+            show_ips: false,
+            similarities,
+        },
     )?;
-    known::add_sections_to_page(&html, reviewed)?;
     Ok(vec![json, text, html])
 }

@@ -1,10 +1,10 @@
 //! Reports with verdicts: a scan is first sorted by [`mod@scoring::triage`];
 //! flags and cliques to review go through the ordinary report writers, known
 //! relationships and flagged pairs with a verdict get sections of their own
-//! (text, JSON, HTML), and CSV rows get `status` and `verdict` columns.
+//! (text, JSON, and the report page through [`super::page`]), and CSV rows
+//! get `status` and `verdict` columns.
 
-use super::{write_csv, write_json, write_text, ScanInfo};
-use anyhow::Context;
+use super::{json_report, write_csv, write_text, JsonReport, ScanInfo};
 use ingest::time::format_utc;
 use rustc_hash::FxHashMap;
 use schema::{PairScore, ScanResult, Season, Verdict};
@@ -135,9 +135,10 @@ struct JsonFlagVerdict<'a> {
     verdict: &'a Verdict,
 }
 
-/// The JSON report of the pairs to review, with two more keys:
-/// `known_relationships` (current scores and verdict) and
-/// `flag_verdicts` (flagged pairs that carry a verdict, `reopened` marked).
+/// The JSON report of the pairs to review (`JsonReport`), with
+/// three more keys: `reopen_margin`, `known_relationships` (current scores
+/// and verdict) and `flag_verdicts` (flagged pairs that carry a verdict,
+/// `reopened` marked). Serialised once, from the triaged scan.
 pub fn write_json_reviewed(
     out: impl Write,
     season: &Season,
@@ -145,14 +146,8 @@ pub fn write_json_reviewed(
     r: &Reviewed,
     all: bool,
 ) -> anyhow::Result<()> {
-    let mut buf = Vec::new();
-    write_json(&mut buf, season, info, &r.to_review, all)?;
-    let mut report: serde_json::Value = serde_json::from_slice(&buf)?;
-    let map = report
-        .as_object_mut()
-        .context("the JSON report is an object")?;
     let s = |p: Option<&PairScore>| p.map(|p| p.similarity);
-    let known: Vec<JsonKnown> = r
+    let known_relationships = r
         .triage
         .known
         .iter()
@@ -164,7 +159,7 @@ pub fn write_json_reviewed(
             verdict: k.verdict,
         })
         .collect();
-    let flagged: Vec<JsonFlagVerdict> = r
+    let flag_verdicts = r
         .triage
         .flags
         .iter()
@@ -177,11 +172,23 @@ pub fn write_json_reviewed(
             })
         })
         .collect();
-    map.insert("reopen_margin".into(), serde_json::to_value(r.margin)?);
-    map.insert("known_relationships".into(), serde_json::to_value(known)?);
-    map.insert("flag_verdicts".into(), serde_json::to_value(flagged)?);
+    let report = JsonReviewed {
+        report: json_report(season, info, &r.to_review, all),
+        reopen_margin: r.margin,
+        known_relationships,
+        flag_verdicts,
+    };
     serde_json::to_writer_pretty(out, &report)?;
     Ok(())
+}
+
+#[derive(Serialize)]
+struct JsonReviewed<'a> {
+    #[serde(flatten)]
+    report: JsonReport<'a>,
+    reopen_margin: f64,
+    known_relationships: Vec<JsonKnown<'a>>,
+    flag_verdicts: Vec<JsonFlagVerdict<'a>>,
 }
 
 /// The CSV report of every listed pair, known relationships included, with
@@ -217,17 +224,4 @@ pub fn write_csv_reviewed(
         let key = if a < b { (a, b) } else { (b, a) };
         status.get(&key).copied().unwrap_or(["scored", ""])
     })
-}
-
-/// Adds the verdict sections to a written report page (`index.html`), in
-/// place and atomically.
-pub fn add_sections_to_page(index: &std::path::Path, r: &Reviewed) -> anyhow::Result<()> {
-    let sections = viz::verdict_sections_html(&r.triage, r.margin);
-    if sections.is_empty() {
-        return Ok(());
-    }
-    let page = std::fs::read_to_string(index)
-        .with_context(|| format!("cannot read {}", index.display()))?;
-    let page = viz::known::with_sections(&page, &sections);
-    super::write_atomically(index, |out| Ok(out.write_all(page.as_bytes())?))
 }

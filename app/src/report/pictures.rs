@@ -1,14 +1,15 @@
-//! The pictures of a report directory (`report --out DIR`, `detect
-//! simulate`, the daemon's reports): the HTML page, each clique's timeline
-//! and the distribution chart, drawn once and written atomically.
+//! The pictures of a report page and of a report directory (`report --out
+//! DIR`, `detect simulate`, the daemon's reports): each clique's timeline
+//! and overview, the distribution chart and each flagged pair's evidence,
+//! drawn once; in a directory written atomically beside the page.
 
+use crate::report::page::{report_page, PageFiles, PageSource};
 use crate::report::picture_cache::{self, overview_file, timeline_file, PictureCache};
 use crate::report::write_atomic;
 use anyhow::{Context, Result};
-use schema::{IpPseudonyms, ScanResult, Season, Segments};
+use schema::ScanResult;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use store::StoredScan;
 
 /// The pictures and evidence of a report page, drawn once for the page and
 /// the files beside it.
@@ -23,25 +24,21 @@ pub struct PageParts {
     /// Per clique: whether its pictures were read back from an earlier
     /// report, not drawn.
     pub kept: Vec<bool>,
-    pub distribution: svg::Document,
+    /// The distribution chart, as SVG text.
+    pub distribution: String,
     /// `detect explain` of each flagged pair, by (a, b) with a < b.
     pub evidence: BTreeMap<(String, String), String>,
 }
 
 /// Draws the clique pictures (with the season's IP pseudonyms and the
 /// strongest buckets marked), the distribution chart, and the evidence of
-/// every flagged pair. The chart shows `similarities`, every directed
-/// pair's, when `result` holds only some pairs (after a rescan); else those
-/// of `result`.
-pub fn page_parts(
-    season: &Season,
-    result: &ScanResult,
-    segments: &Segments,
-    pseudonyms: &IpPseudonyms,
-    show_ips: bool,
-    similarities: Option<&[f64]>,
-    cache: Option<&PictureCache>,
-) -> Result<PageParts> {
+/// every flagged pair of the scan `src` shows. The chart shows
+/// `src.similarities`, every directed pair's, when the scan holds only some
+/// pairs (after a rescan); else those of the scan.
+pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<PageParts> {
+    let (season, segments, pseudonyms) = (src.season, src.segments, src.pseudonyms);
+    let show_ips = src.show_ips;
+    let result: &ScanResult = &src.reviewed.to_review;
     let mut pictures = Vec::new();
     let mut keys = Vec::new();
     let mut kept_any = Vec::new();
@@ -58,7 +55,7 @@ pub fn page_parts(
                 clique.members.join(", ")
             ),
             pseudonyms: Some(pseudonyms.clone()),
-            highlights: highlights(result, &clique.members),
+            highlights: viz::timeline::strongest_buckets(result, &members),
         };
         let key = picture_cache::key(segments, &members, &opts);
         let kept = cache.and_then(|c| c.get(k + 1, &key));
@@ -69,7 +66,7 @@ pub fn page_parts(
         }));
         keys.push(key);
     }
-    let sims: Vec<f64> = match similarities {
+    let sims: Vec<f64> = match src.similarities {
         Some(s) => s.to_vec(),
         None => result.pairs.iter().map(|p| p.similarity).collect(),
     };
@@ -80,7 +77,8 @@ pub fn page_parts(
             "Season {}: similarity of every directed pair",
             season.number
         ),
-    );
+    )
+    .to_string();
     let mut evidence = BTreeMap::new();
     for row in scoring::both_ways(result, false) {
         let text = viz::explain(
@@ -107,69 +105,16 @@ pub fn page_parts(
 /// How many of the strongest buckets the evidence of a pair lists per
 /// direction in the HTML report.
 const EVIDENCE_BUCKETS: usize = 10;
-/// How many buckets a clique timeline marks as the strongest evidence.
-const HIGHLIGHTS: usize = 12;
-
-/// The strongest buckets of the flagged directions inside a clique, for the
-/// timeline: each flagged direction's top buckets, strongest first, one mark
-/// per bucket.
-fn highlights(result: &ScanResult, members: &[String]) -> Vec<viz::Highlight> {
-    let t = result.params.threshold;
-    let inside = |u: &str| members.iter().any(|m| m == u);
-    let mut all: Vec<(i64, i64, String)> = Vec::new();
-    for p in &result.pairs {
-        if p.similarity < t || !inside(&p.account_a) || !inside(&p.account_b) {
-            continue;
-        }
-        for c in p.evidence.top_buckets.iter().filter(|c| c.score > 0) {
-            all.push((
-                c.score,
-                c.bucket,
-                format!(
-                    "{:+} for {} \u{2192} {}: {}",
-                    c.score,
-                    p.account_a,
-                    p.account_b,
-                    c.cell.describe()
-                ),
-            ));
-        }
-    }
-    all.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
-    let mut seen = std::collections::BTreeSet::new();
-    all.into_iter()
-        .filter(|(_, bucket, _)| seen.insert(*bucket))
-        .take(HIGHLIGHTS)
-        .map(|(_, bucket, note)| viz::Highlight { bucket, note })
-        .collect()
-}
-
-/// Writes `dir/index.html`, `dir/clique-K.svg` for each clique and
-/// `dir/distribution.svg` (of `similarities`, as [`page_parts`]); returns
-/// the path of the index. Each file is written to a temporary name and
-/// renamed, so a reader never sees half a file.
-pub fn write_report_dir(
-    dir: &Path,
-    season: &Season,
-    scan: &StoredScan,
-    segments: &Segments,
-    pseudonyms: &IpPseudonyms,
-    show_ips: bool,
-    similarities: Option<&[f64]>,
-) -> Result<PathBuf> {
+/// Writes `dir/index.html`, `dir/clique-K.svg` (and its overview) for
+/// each clique and `dir/distribution.svg` (as [`page_parts`]); returns the
+/// path of the index. Each file is written to a temporary name and renamed,
+/// so a reader never sees half a file; the page is written once, from
+/// [`report_page`].
+pub fn write_report_dir(dir: &Path, src: &PageSource) -> Result<PathBuf> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the report directory {}", dir.display()))?;
-    let result = &scan.result;
     let cache = PictureCache::open(dir);
-    let parts = page_parts(
-        season,
-        result,
-        segments,
-        pseudonyms,
-        show_ips,
-        similarities,
-        Some(&cache),
-    )?;
+    let parts = page_parts(src, Some(&cache))?;
     // The keys go first: a report cut short leaves none, and the next one
     // draws every picture again.
     match std::fs::remove_file(dir.join(picture_cache::KEYS_FILE)) {
@@ -194,28 +139,17 @@ pub fn write_report_dir(
         kept = parts.kept.iter().filter(|&&k| k).count(),
         "clique pictures written"
     );
-    let distribution = parts.distribution.to_string();
-    write_atomic(&dir.join("distribution.svg"), distribution.as_bytes())?;
-    let page = viz::ReportPage {
-        title: format!("detect: season {}", season.number),
-        season: season.number,
-        result,
+    let distribution_svg = "distribution.svg".to_owned();
+    write_atomic(&dir.join(&distribution_svg), parts.distribution.as_bytes())?;
+    let cliques = clique_svgs.len();
+    let files = PageFiles {
         clique_svgs,
-        clique_pictures: parts.pictures,
-        distribution_svg: Some("distribution.svg".to_owned()),
-        distribution_inline: Some(distribution),
-        evidence: parts.evidence,
-        generated_note: format!(
-            "Scan #{} of {} UTC over moves generation {}; games {}.",
-            scan.id,
-            ingest::time::format_utc(scan.created_at),
-            scan.generation,
-            season.games
-        ),
+        distribution_svg,
     };
+    let page = report_page(src, parts, Some(files));
     let index = dir.join("index.html");
     write_atomic(&index, viz::report_html(&page).as_bytes())?;
-    remove_stale_cliques(dir, page.clique_svgs.len())?;
+    remove_stale_cliques(dir, cliques)?;
     Ok(index)
 }
 

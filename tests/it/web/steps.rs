@@ -105,6 +105,25 @@ pub async fn timeline_is_drawn(c: &Client, ips: &[String]) {
         .await
         .unwrap();
     assert!(titles.as_u64().unwrap() > 10, "hover titles: {titles}");
+    // The key's star and band are drawn on the buckets that weighed most.
+    let stars = c
+        .execute(
+            "return document.querySelectorAll('#timeline svg .highlight').length",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert!(stars.as_u64().unwrap() > 0, "stars: {stars}");
+    assert!(svg_text.contains("weighed most"));
+    // Above it, the days played, as in the report.
+    let overview = c
+        .execute(
+            "return document.querySelectorAll('#overview svg.overview').length",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(overview, serde_json::json!(1));
     assert_clean(c, ips, false).await;
 }
 

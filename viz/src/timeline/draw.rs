@@ -25,7 +25,7 @@ pub(super) fn frame(layout: &Layout, title: &str) -> Document {
 }
 
 /// One entry per account, then the key to the marks.
-pub(super) fn legend(names: &[&str], marks: &[Mark], layout: &Layout) -> Group {
+pub(super) fn legend(names: &[&str], marks: &[Mark], layout: &Layout, marked: bool) -> Group {
     let mut legend = Group::new().set("class", "legend");
     let drawn: std::collections::BTreeSet<usize> = marks.iter().map(|m| m.account).collect();
     for (i, name) in names.iter().enumerate() {
@@ -66,11 +66,13 @@ pub(super) fn legend(names: &[&str], marks: &[Mark], layout: &Layout) -> Group {
         legend,
         layout.title_h + LINE * names.len() as f64 + 4.0,
         layout,
+        marked,
     )
 }
 
-/// The key: what a square, a bar and a rule mean, each with a sample.
-fn key(mut legend: Group, key_y: f64, layout: &Layout) -> Group {
+/// The key: what a shape, a bar and a rule mean, each with a sample, and,
+/// when the picture marks buckets (`marked`), what the star and band mean.
+fn key(mut legend: Group, key_y: f64, layout: &Layout, marked: bool) -> Group {
     let samples = [
         Rectangle::new().set("width", 8).set("height", 8),
         Rectangle::new().set("width", 1.5).set("height", 8),
@@ -86,7 +88,8 @@ fn key(mut legend: Group, key_y: f64, layout: &Layout) -> Group {
         "rules every 8 hours, heavier at midnight UTC".to_owned(),
         "\u{2605} and band: a bucket that weighed most in the score".to_owned(),
     ];
-    for (i, (sample, line)) in samples.into_iter().zip(lines).enumerate() {
+    let shown = if marked { 4 } else { 3 };
+    for (i, (sample, line)) in samples.into_iter().zip(lines).take(shown).enumerate() {
         let ly = key_y + LINE * i as f64;
         legend = legend
             .add(

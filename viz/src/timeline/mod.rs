@@ -118,7 +118,12 @@ pub fn timeline(segments: &Segments, accounts: &[&str], opts: &TimelineOptions) 
     let columns = Columns::new(&marks, segments, opts);
     let layout = Layout::new(&names, &marks, &columns, segments.bucket_seconds, opts);
 
-    let doc = draw::frame(&layout, &opts.title).add(draw::legend(&names, &marks, &layout));
+    let doc = draw::frame(&layout, &opts.title).add(draw::legend(
+        &names,
+        &marks,
+        &layout,
+        !opts.highlights.is_empty(),
+    ));
     if marks.is_empty() {
         return doc.add(draw::empty(&layout));
     }
@@ -207,4 +212,42 @@ fn duration(seconds: Epoch) -> String {
     } else {
         format!("{seconds}-second")
     }
+}
+
+/// How many buckets a clique's timeline marks as the strongest evidence.
+const HIGHLIGHTS: usize = 12;
+
+/// The buckets that weighed most in the flagged pairs inside `members`,
+/// to mark on their timeline: each flagged direction's top buckets,
+/// strongest first, one mark per bucket, twelve at most. The
+/// report and the web's pair and clique pages all mark these.
+pub fn strongest_buckets(result: &schema::ScanResult, members: &[&str]) -> Vec<Highlight> {
+    let t = result.params.threshold;
+    let inside = |u: &str| members.contains(&u);
+    let mut all: Vec<(i64, i64, String)> = Vec::new();
+    for p in &result.pairs {
+        if p.similarity < t || !inside(&p.account_a) || !inside(&p.account_b) {
+            continue;
+        }
+        for c in p.evidence.top_buckets.iter().filter(|c| c.score > 0) {
+            all.push((
+                c.score,
+                c.bucket,
+                format!(
+                    "{:+} for {} \u{2192} {}: {}",
+                    c.score,
+                    p.account_a,
+                    p.account_b,
+                    c.cell.describe()
+                ),
+            ));
+        }
+    }
+    all.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+    let mut seen = std::collections::BTreeSet::new();
+    all.into_iter()
+        .filter(|(_, bucket, _)| seen.insert(*bucket))
+        .take(HIGHLIGHTS)
+        .map(|(_, bucket, note)| Highlight { bucket, note })
+        .collect()
 }

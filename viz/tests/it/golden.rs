@@ -85,6 +85,7 @@ fn report_golden() {
         .into_iter()
         .collect(),
         generated_note: "threshold 0.90, 30-minute buckets, reference mode".to_owned(),
+        verdicts: None,
     };
     golden("report.html", &viz::report_html(&page));
 }

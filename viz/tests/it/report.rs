@@ -26,6 +26,7 @@ fn page(result: &schema::ScanResult) -> ReportPage<'_> {
             })
             .collect(),
         generated_note: "threshold 0.90, 30-minute buckets, reference mode".to_owned(),
+        verdicts: None,
     }
 }
 
@@ -211,7 +212,7 @@ fn cliques_show_members_pairs_and_pictures() {
     let html = report();
     let doc = parse(&html);
 
-    // Cliques: members, a table of their pairs, and the pictures inline
+    // Cliques: members, a table of their pairs (folded), and the pictures
     // (overview, then the timeline folded), linked to the file too.
     let cliques: Vec<roxmltree::Node> = with_class(&doc, "clique").collect();
     assert_eq!(cliques.len(), 2);
@@ -222,8 +223,11 @@ fn cliques_show_members_pairs_and_pictures() {
     assert_eq!(rows_of(first, "clique-pairs").len(), 2);
     let details = first
         .descendants()
-        .find(|n| n.has_tag_name("details"))
+        .find(|n| n.has_tag_name("details") && n.attribute("class") == Some("timeline"))
         .expect("folded timeline");
+    assert!(rows_of(first, "clique-pairs")[0]
+        .ancestors()
+        .any(|n| n.has_tag_name("details")));
     assert!(details
         .descendants()
         .any(|n| n.attribute("class") == Some("timeline")));
@@ -320,16 +324,18 @@ fn crowded_addresses_are_listed_by_pseudonym_never_raw() {
     assert!(!html.contains("id=\"crowded\"") && !html.contains("href=\"#crowded\""));
 }
 
-/// Past [`viz::INLINE_TIMELINE_BYTES`] of timelines a page links the rest
-/// to their files instead of inlining them; without a file, a timeline is
-/// always inlined.
+/// A timeline with a file beside the page is framed from it, loaded only
+/// when its fold opens, never inlined: the page's size does not grow with
+/// the season's timelines. Without a file (standard output) it is inlined.
 #[test]
-fn timelines_past_the_budget_are_linked_not_inlined() {
+fn timelines_with_a_file_are_framed_lazily_not_inlined() {
     let result = scan_result(["ann", "ben", "cat", "dan", "eve"]);
-    // Each timeline takes 60% of the budget: the first fits, the second not.
     let big = |k: usize| {
-        let pad = "x".repeat(viz::INLINE_TIMELINE_BYTES * 6 / 10);
-        format!("<svg class=\"timeline\"><title>clique {k}</title><desc>{pad}</desc></svg>")
+        let pad = "x".repeat(100_000);
+        format!(
+            "<svg class=\"timeline\" height=\"480\" width=\"1200\"><title>clique {k}</title>\
+             <desc>{pad}</desc></svg>"
+        )
     };
     let mut p = page(&result);
     p.clique_svgs = vec!["clique-1.svg".to_owned(), "clique-2.svg".to_owned()];
@@ -340,18 +346,107 @@ fn timelines_past_the_budget_are_linked_not_inlined() {
         })
         .collect();
     let html = report_html(&p);
-    assert!(html.contains("<title>clique 1</title>"));
-    assert!(
-        !html.contains("<title>clique 2</title>"),
-        "the second is linked"
+    assert!(!html.contains("<title>clique 1</title>") && !html.contains("<title>clique 2</title>"));
+    assert!(html.contains("<title>days 2</title>"), "the overviews stay");
+    assert!(html.len() < 50_000, "{} bytes", html.len());
+    let doc = parse(&html);
+    let frames: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("iframe"))
+        .map(|n| {
+            assert_eq!(n.attribute("loading"), Some("lazy"));
+            assert!(n.ancestors().any(|a| a.has_tag_name("details")), "folded");
+            (
+                n.attribute("src").unwrap(),
+                n.attribute("width").unwrap(),
+                n.attribute("height").unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        frames,
+        vec![
+            ("clique-1.svg", "1200", "480"),
+            ("clique-2.svg", "1200", "480")
+        ]
     );
-    assert!(html.contains("<title>days 2</title>"), "its overview stays");
-    assert!(html.contains("href=\"clique-2.svg\""));
-    assert_eq!(html.matches("timeline-linked").count(), 1);
-    assert!(html.len() < viz::INLINE_TIMELINE_BYTES);
     // Written to standard output there are no files: both are inlined.
     p.clique_svgs.clear();
     let html = report_html(&p);
     assert!(html.contains("<title>clique 2</title>"));
-    assert!(!html.contains("timeline-linked"));
+    assert!(!html.contains("<iframe"));
+}
+
+/// Each flagged pair's evidence is a fold whose summary names the pair,
+/// both directions' scores and its verdict; the verdict sections come
+/// after the pairs and are in the contents.
+#[test]
+fn evidence_is_folded_and_verdict_sections_are_in_the_contents() {
+    use schema::{Verdict, VerdictKind};
+    let result = scan_result(["ann", "ben", "cat", "dan", "eve"]);
+    let verdict = |id: i64, a: &str, b: &str, kind| Verdict {
+        id,
+        accounts: vec![a.to_owned(), b.to_owned()],
+        kind,
+        note: String::new(),
+        by: "ann&co".to_owned(),
+        at: 1_700_000_000,
+        season: Some(7),
+        similarity: Some(0.99),
+    };
+    let verdicts = vec![
+        verdict(1, "ann", "ben", VerdictKind::Suspicious),
+        verdict(2, "dan", "eve", VerdictKind::Household),
+    ];
+    let triage = scoring::triage(&result, &verdicts, false, 0.05);
+    let shown = scoring::triage::to_review(&result, &triage);
+    let mut p = page(&shown);
+    p.verdicts = Some(viz::Verdicts {
+        triage: &triage,
+        margin: 0.05,
+    });
+    let html = report_html(&p);
+    let doc = parse(&html);
+    let folds: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.attribute("class") == Some("pair-evidence"))
+        .map(|n| {
+            assert!(n.has_tag_name("details") && n.attribute("open").is_none());
+            let summary = n.children().find(|c| c.has_tag_name("summary")).unwrap();
+            summary
+                .descendants()
+                .filter(|t| t.is_text())
+                .filter_map(|t| t.text())
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        folds,
+        vec![
+            "ann \u{2194} ben: ann\u{2192}ben 0.9700 \u{2691}, ben\u{2192}ann 0.9500 \u{2691}; \
+             same IP: 20 h (40 half-hour windows) of ann's active time; \
+             verdict: suspicious by ann&co",
+            "ben \u{2194} cat: ben\u{2192}cat 0.9300 \u{2691}, cat\u{2192}ben 0.8800; \
+             same IP: 10 h (20 half-hour windows) of ben's active time; no verdict yet",
+        ]
+    );
+    let toc: Vec<String> = doc
+        .descendants()
+        .find(|n| n.attribute("id") == Some("contents"))
+        .unwrap()
+        .descendants()
+        .filter(|n| n.has_tag_name("a"))
+        .map(|n| n.text().unwrap_or_default().to_owned())
+        .collect();
+    assert!(
+        toc.contains(&"Known relationships (1)".to_owned()),
+        "{toc:?}"
+    );
+    assert!(
+        toc.contains(&"Flagged pairs with a verdict (1)".to_owned()),
+        "{toc:?}"
+    );
+    let order = |id: &str| html.find(&format!("id=\"{id}\"")).expect(id);
+    assert!(order("pairs") < order("known-relationships"));
+    assert!(order("known-relationships") < order("distribution"));
 }

@@ -504,3 +504,22 @@ fn output_is_deterministic_and_independent_of_account_order() {
     let b = render(&s, &names, &opts());
     assert_eq!(a, b);
 }
+
+/// The key promises a star and band only on a picture that draws them.
+#[test]
+fn the_key_promises_stars_only_where_they_are_drawn() {
+    let s = small();
+    let plain = render(&s, &["alice", "bob"], &opts());
+    assert!(!plain.contains("weighed most"), "{plain}");
+    assert_eq!(with_class(&parse(&plain), "highlight").count(), 0);
+    let marked = TimelineOptions {
+        highlights: vec![viz::Highlight {
+            bucket: T0 + 2 * HOUR,
+            note: "+12 for alice \u{2192} bob: both moved from the same IP".to_owned(),
+        }],
+        ..opts()
+    };
+    let starred = render(&s, &["alice", "bob"], &marked);
+    assert!(starred.contains("weighed most"));
+    assert_eq!(with_class(&parse(&starred), "highlight").count(), 1);
+}

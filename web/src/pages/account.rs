@@ -25,7 +25,8 @@ pub struct LinkRow {
     pub from_other: String,
     pub flagged: bool,
     pub shared_ips: usize,
-    pub same_ip_windows: u64,
+    /// [`viz::guide::same_ip_words`] of the stronger direction.
+    pub same_ip: String,
     pub href: String,
     pub verdict: Option<VerdictRow>,
 }
@@ -121,7 +122,7 @@ pub async fn account(
                 shared_ips: segments.as_ref().map_or(0, |s| {
                     shared_ips(s, &name, &other, any.season_from, any.season_to)
                 }),
-                same_ip_windows: to.or(from).map_or(0, |p| p.same_ip_count),
+                same_ip: same_ip(to, from),
                 href: pair_href(season, &name, &other),
                 verdict: verdicts
                     .iter()
@@ -143,4 +144,20 @@ pub async fn account(
         links,
         verdicts: verdicts.iter().map(VerdictRow::of).collect(),
     })
+}
+
+/// The same-IP time of the pair's stronger direction, as every surface
+/// words it ([`viz::guide::same_ip_words`]).
+fn same_ip(to: Option<&AccountPair>, from: Option<&AccountPair>) -> String {
+    let stronger = match (to, from) {
+        (Some(x), Some(y)) if y.similarity > x.similarity => y,
+        (Some(x), _) => x,
+        (None, Some(y)) => y,
+        (None, None) => return "-".to_owned(),
+    };
+    viz::guide::same_ip_words(
+        stronger.same_ip_count,
+        &stronger.account_a,
+        stronger.bucket_seconds,
+    )
 }

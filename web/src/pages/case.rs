@@ -158,7 +158,14 @@ async fn export(
         });
     }
     let names: Vec<&str> = members.iter().map(String::as_str).collect();
-    let timeline_svg = timeline_svg(&segments, &scan.season, &names, false, &pseudonyms);
+    let timeline_svg = timeline_svg(
+        &segments,
+        &scan.season,
+        &names,
+        false,
+        &pseudonyms,
+        Some(result),
+    );
     schema::verdict::newest_first(&mut history);
     let file = CaseFile {
         title,

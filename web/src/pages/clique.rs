@@ -10,19 +10,36 @@ use crate::{AppState, WebError};
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::response::Html;
-use schema::{IpPseudonyms, Season, Segments};
+use schema::{IpPseudonyms, ScanResult, Season, Segments};
 use serde::Deserialize;
 
 /// The SVG timeline of some accounts within a scan's season, as markup to
 /// put inline (the `svg` crate escapes every name in it). IPs carry the
-/// season's stored pseudonyms, the same names as in `explain` and reports.
+/// season's stored pseudonyms, the same names as in `explain` and reports;
+/// the buckets that weighed most in `result`'s flagged pairs among them
+/// are starred, as in the report.
 pub fn timeline_svg(
     segments: &Segments,
     season: &Season,
     members: &[&str],
     show_ips: bool,
     pseudonyms: &IpPseudonyms,
+    result: Option<&ScanResult>,
 ) -> String {
+    pictures(segments, season, members, show_ips, pseudonyms, result).timeline
+}
+
+/// The overview of days played and the timeline of some accounts, drawn
+/// with the same options (see [`timeline_svg`]), as the report draws a
+/// clique's.
+pub fn pictures(
+    segments: &Segments,
+    season: &Season,
+    members: &[&str],
+    show_ips: bool,
+    pseudonyms: &IpPseudonyms,
+    result: Option<&ScanResult>,
+) -> viz::CliquePictures {
     let known: Vec<&str> = members
         .iter()
         .copied()
@@ -34,9 +51,12 @@ pub fn timeline_svg(
         to: season.to,
         title: format!("Season {}: {}", season.number, members.join(", ")),
         pseudonyms: Some(pseudonyms.clone()),
-        highlights: Vec::new(),
+        highlights: result.map_or_else(Vec::new, |r| viz::timeline::strongest_buckets(r, members)),
     };
-    viz::timeline(segments, &known, &opts).to_string()
+    viz::CliquePictures {
+        overview: viz::overview(segments, &known, &opts).to_string(),
+        timeline: viz::timeline(segments, &known, &opts).to_string(),
+    }
 }
 
 pub struct CliquePair {
@@ -66,6 +86,8 @@ pub struct CliquePage {
     pub number: usize,
     pub members: Vec<AccountLink>,
     pub pairs: Vec<CliquePair>,
+    /// Days played, as the report's overview.
+    pub overview_svg: String,
     pub timeline_svg: String,
     pub history: Vec<VerdictRow>,
     pub choices: Vec<(&'static str, &'static str)>,
@@ -126,7 +148,14 @@ pub async fn clique(
         .store()
         .season_pseudonyms(&scan.season, &segments)
         .await?;
-    let timeline_svg = timeline_svg(&segments, &scan.season, &members, revealed, &pseudonyms);
+    let drawn = pictures(
+        &segments,
+        &scan.season,
+        &members,
+        revealed,
+        &pseudonyms,
+        Some(&scan.result),
+    );
     let mut history: Vec<_> = state
         .store()
         .verdicts()
@@ -142,7 +171,8 @@ pub async fn clique(
         number: k,
         members: members.iter().map(|m| AccountLink::of(m)).collect(),
         pairs,
-        timeline_svg,
+        overview_svg: drawn.overview,
+        timeline_svg: drawn.timeline,
         history: history.iter().map(VerdictRow::of).collect(),
         choices: verdict_choices(),
         next_season: season + 1,
@@ -218,7 +248,7 @@ mod tests {
         });
         let season = Season::new(1, None, None, None).unwrap();
         let pseudonyms = IpPseudonyms::new(HashMap::from([(ip, 7)]));
-        let svg = timeline_svg(&segments, &season, &["alice"], false, &pseudonyms);
+        let svg = timeline_svg(&segments, &season, &["alice"], false, &pseudonyms, None);
         assert!(svg.contains("IP-7"), "{svg}");
         assert!(
             !svg.contains("IP-1<") && !svg.contains("192.0.2.7"),

@@ -133,8 +133,14 @@ pub async fn pair(
             .collect(),
         None => vec![a.as_str(), b.as_str()],
     };
-    let timeline_svg =
-        super::clique::timeline_svg(&segments, &scan.season, &members, revealed, &pseudonyms);
+    let timeline_svg = super::clique::timeline_svg(
+        &segments,
+        &scan.season,
+        &members,
+        revealed,
+        &pseudonyms,
+        Some(result),
+    );
     let mut history: Vec<_> = state.store().verdicts_for_pair(&a, &b).await?;
     schema::verdict::newest_first(&mut history);
     let shown = |p: Option<&schema::PairScore>| p.map_or("-".to_owned(), |p| sim(p.similarity));

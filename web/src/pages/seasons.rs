@@ -49,7 +49,8 @@ pub struct PairRow {
     pub b: AccountLink,
     pub ab: String,
     pub ba: String,
-    pub same_ip: u64,
+    /// [`viz::guide::same_ip_words`] of the stronger direction.
+    pub same_ip: String,
     pub href: String,
     pub verdict: Option<VerdictRow>,
     /// A known relationship whose similarity rose past its decided level.
@@ -110,7 +111,16 @@ pub async fn season(
             b: AccountLink::of(r.b),
             ab: shown(r.ab),
             ba: shown(r.ba),
-            same_ip: r.ab.or(r.ba).map_or(0, |p| p.evidence.same_ip.count),
+            same_ip: viz::guide::stronger(r).map_or_else(
+                || "-".to_owned(),
+                |p| {
+                    viz::guide::same_ip_words(
+                        p.evidence.same_ip.count,
+                        &p.account_a,
+                        result.params.bucket_seconds,
+                    )
+                },
+            ),
             href: pair_href(number, r.a, r.b),
             verdict: v.map(VerdictRow::of),
             reopened,

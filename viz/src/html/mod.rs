@@ -1,16 +1,18 @@
-//! The HTML report of a scan: one self-contained page, readable without
-//! JavaScript, with inline CSS and inline SVG (so the pictures' tooltips
-//! work). It shows account names (pseudonymous by nature) and never raw IP
-//! addresses unless the caller drew its pictures with them.
+//! The HTML report of a scan: one page, readable without JavaScript, with
+//! inline CSS and inline SVG (so the pictures' tooltips work). It shows
+//! account names (pseudonymous by nature) and never raw IP addresses unless
+//! the caller drew its pictures with them.
 //!
-//! Layout, top to bottom: the title, a table of contents, "how to read
-//! this" ([`crate::guide`]), the summary, the flagged pairs (each linking to
-//! its evidence), the score distribution, the cliques (a table of their
-//! pairs with the flagged directions marked, an overview of days played and
-//! the detailed per-IP timeline folded in a `<details>`), and the evidence of
-//! every flagged pair (`id="pair-N"`, the text of `detect explain`). The page
-//! fits an 800-px window (tables wrap, pictures scroll in their own box) and
-//! prints.
+//! Layout, top to bottom: the title, a table of contents (every section),
+//! "how to read this" ([`crate::guide`]), the summary, the flagged pairs
+//! (each linking to its evidence), the verdict sections ([`crate::known`]:
+//! flagged pairs with a verdict, known relationships), the score
+//! distribution, the cliques (`cliques.rs`: members, a folded table of their
+//! pairs, an overview of days played and the detailed per-IP timeline,
+//! folded; in a report directory a lazy frame of its file), and the
+//! evidence of every flagged pair (`evidence.rs`: a fold per pair,
+//! `id="pair-N"`, its summary line visible). The page fits an 800-px window
+//! (tables wrap, pictures scroll in their own box) and prints.
 //!
 //! The page is well-formed XML too (self-closed void elements, no named
 //! entities beyond XML's), so tools can parse it as XHTML.
@@ -23,6 +25,9 @@ use scoring::BothWays;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+mod cliques;
+mod evidence;
+
 /// The pictures of one clique, as inline SVG markup made by this crate
 /// ([`crate::overview()`], [`crate::timeline()`]).
 #[derive(Debug, Clone, Default)]
@@ -30,12 +35,6 @@ pub struct CliquePictures {
     pub overview: String,
     pub timeline: String,
 }
-
-/// Bytes of detailed timelines one page inlines. Past them a clique's
-/// timeline is only linked to its file beside the page, so that a season of
-/// hundreds of cliques still makes a page a browser opens (801 cliques
-/// inlined made 652 MB). A timeline with no file is always inlined.
-pub const INLINE_TIMELINE_BYTES: usize = 16 << 20;
 
 /// What the report page shows.
 #[derive(Debug, Clone)]
@@ -61,6 +60,18 @@ pub struct ReportPage<'a> {
     /// at the foot of the page; supplied by the caller so the page stays
     /// deterministic.
     pub generated_note: String,
+    /// The scan sorted against the moderators' verdicts, for the sections
+    /// of known relationships and of flagged pairs with a verdict, and the
+    /// verdict on each pair's evidence; `None` where no verdict applies.
+    pub verdicts: Option<Verdicts<'a>>,
+}
+
+/// The verdicts a report page shows.
+#[derive(Debug, Clone, Copy)]
+pub struct Verdicts<'a> {
+    pub triage: &'a scoring::Triage<'a>,
+    /// How far a known relationship's similarity must rise to re-open.
+    pub margin: f64,
 }
 
 const CSS: &str = "\
@@ -80,11 +91,20 @@ nav.toc { background: #f7f7f7; border: 1px solid #ddd; padding: 0.5em 1em; }
 nav.toc ol { margin: 0.2em 0; padding-left: 1.4em; }
 .guide p { margin: 0.4em 0; }
 .guide { border-left: 4px solid #e69f00; padding-left: 0.8em; }
-.clique { border-top: 1px solid #ddd; padding-top: 0.5em; }
+.clique { border-top: 1px solid #ddd; padding-top: 0.3em; }
+.clique h3 { margin: 0.3em 0 0.1em; }
+.clique p { margin: 0.2em 0; }
+.clique details > summary { margin: 0.2em 0; }
+nav.toc ol ol li { display: inline; }
+nav.toc ol ol li + li::before { content: \" \\00b7  \"; }
+nav.toc ol ol { padding-left: 0.4em; }
 .figure { overflow-x: auto; max-width: 100%; border: 1px solid #ddd; margin: 0.5em 0; }
 .figure svg { display: block; }
 .figure svg.chart, .figure svg.overview { max-width: 100%; height: auto; }
 details > summary { cursor: pointer; font-weight: bold; margin: 0.5em 0; }
+details.pair-evidence { border-bottom: 1px solid #eee; }
+details.pair-evidence > summary { font-weight: normal; margin: 0.2em 0; overflow-wrap: anywhere; }
+iframe.timeline { display: block; border: none; max-width: none; }
 pre.evidence { white-space: pre-wrap; overflow-wrap: anywhere; background: #f7f7f7; padding: 0.6em; border: 1px solid #ddd; }
 footer { margin-top: 2em; color: #555; font-size: 0.9em; }
 @media (max-width: 900px) {
@@ -117,9 +137,12 @@ pub fn report_html(page: &ReportPage) -> String {
     how_to_read(&mut h, r);
     summary(&mut h, r);
     pairs(&mut h, r, &rows);
+    if let Some(v) = &page.verdicts {
+        h.push_str(&crate::known::verdict_sections_html(v.triage, v.margin));
+    }
     distribution(&mut h, page);
-    cliques(&mut h, page, &rows);
-    evidence(&mut h, page, &rows);
+    cliques::cliques(&mut h, page, &rows);
+    evidence::evidence(&mut h, page, &rows);
     crowded(&mut h, r);
     let _ = write!(
         h,
@@ -139,6 +162,11 @@ fn contents(h: &mut String, page: &ReportPage, flagged: usize) {
         h,
         "<li><a href=\"#pairs\">Flagged pairs ({flagged})</a></li>"
     );
+    if let Some(v) = &page.verdicts {
+        for (id, title) in crate::known::sections(v.triage) {
+            let _ = writeln!(h, "<li><a href=\"#{id}\">{title}</a></li>");
+        }
+    }
     if page.distribution_inline.is_some() || page.distribution_svg.is_some() {
         h.push_str("<li><a href=\"#distribution\">Score distribution</a></li>\n");
     }
@@ -299,116 +327,7 @@ fn distribution(h: &mut String, page: &ReportPage) {
     h.push_str("</section>\n");
 }
 
-fn cliques(h: &mut String, page: &ReportPage, rows: &[BothWays]) {
-    let r = page.result;
-    h.push_str("<section id=\"cliques\">\n<h2>Cliques</h2>\n");
-    if r.cliques.is_empty() {
-        h.push_str("<p>No clique.</p>\n");
-    }
-    let index: BTreeMap<(&str, &str), usize> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, row)| ((row.a, row.b), i))
-        .collect();
-    let mut inlined = 0;
-    for (i, clique) in r.cliques.iter().enumerate() {
-        let n = i + 1;
-        let _ = writeln!(
-            h,
-            "<div class=\"clique\" id=\"clique-{n}\">\n<h3>Clique {n}: {} accounts</h3>",
-            clique.members.len()
-        );
-        let members: Vec<String> = clique.members.iter().map(|m| esc(m)).collect();
-        let _ = writeln!(h, "<p>Members: {}</p>", members.join(", "));
-        h.push_str(
-            "<table class=\"clique-pairs\">\n<thead><tr><th>Account A</th><th>Account B</th>\
-             <th>A&#8594;B</th><th>B&#8594;A</th><th>Evidence</th></tr></thead>\n<tbody>\n",
-        );
-        let inside = |u: &str| clique.members.iter().any(|m| m == u);
-        for row in rows.iter().filter(|row| inside(row.a) && inside(row.b)) {
-            let _ = writeln!(
-                h,
-                "<tr><td>{}</td><td>{}</td>{}{}<td><a href=\"#{}\">evidence</a></td></tr>",
-                esc(row.a),
-                esc(row.b),
-                sim_cell(row.ab, r.params.threshold),
-                sim_cell(row.ba, r.params.threshold),
-                pair_anchor(index[&(row.a, row.b)])
-            );
-        }
-        h.push_str("</tbody>\n</table>\n");
-        let file = page.clique_svgs.get(i);
-        match page.clique_pictures.get(i) {
-            Some(p) if file.is_none() || inlined + p.timeline.len() <= INLINE_TIMELINE_BYTES => {
-                inlined += p.timeline.len();
-                let _ = writeln!(
-                    h,
-                    "<div class=\"figure overview-figure\">{}</div>\n<details class=\"timeline\">\
-                     <summary>Detailed timeline: where (IP) and when each account played</summary>\
-                     \n<div class=\"figure\">{}</div>\n</details>",
-                    p.overview, p.timeline
-                );
-            }
-            Some(p) => {
-                let _ = writeln!(
-                    h,
-                    "<div class=\"figure overview-figure\">{}</div>\n<p class=\"note timeline-linked\">\
-                     The detailed timeline is not in this page, to keep it small enough to open.</p>",
-                    p.overview
-                );
-            }
-            None => h.push_str("<p class=\"note\">No timeline drawn.</p>\n"),
-        }
-        if let Some(file) = page.clique_svgs.get(i) {
-            let _ = writeln!(
-                h,
-                "<p class=\"note\"><a href=\"{}\">Open the timeline alone</a></p>",
-                esc(file)
-            );
-        }
-        h.push_str("</div>\n");
-    }
-    h.push_str("</section>\n");
-}
-
-fn evidence(h: &mut String, page: &ReportPage, rows: &[BothWays]) {
-    if rows.is_empty() {
-        return;
-    }
-    h.push_str(
-        "<section id=\"evidence\">\n<h2>Evidence of each flagged pair</h2>\n\
-         <p class=\"note\">The buckets behind each score, as <code>detect explain</code> \
-         prints them.</p>\n",
-    );
-    for (i, row) in rows.iter().enumerate() {
-        let _ = writeln!(
-            h,
-            "<article class=\"pair-evidence\" id=\"{}\">\n<h3>{} &#8596; {}</h3>",
-            pair_anchor(i),
-            esc(row.a),
-            esc(row.b)
-        );
-        match page.evidence.get(&(row.a.to_owned(), row.b.to_owned())) {
-            Some(text) => {
-                let _ = writeln!(h, "<pre class=\"evidence\">{}</pre>", esc(text));
-            }
-            None => {
-                let _ = writeln!(
-                    h,
-                    "<p class=\"note\">Run <code>detect explain --season {} {} {}</code> for \
-                     the buckets behind this score.</p>",
-                    page.season,
-                    esc(row.a),
-                    esc(row.b)
-                );
-            }
-        }
-        h.push_str("<p><a class=\"back\" href=\"#pairs\">Back to the pairs</a></p>\n</article>\n");
-    }
-    h.push_str("</section>\n");
-}
-
-fn sim_cell(p: Option<&PairScore>, threshold: f64) -> String {
+pub(super) fn sim_cell(p: Option<&PairScore>, threshold: f64) -> String {
     match p {
         None => "<td class=\"num\">&#8211;</td>".to_owned(),
         Some(p) if p.similarity >= threshold => format!(
