@@ -8,8 +8,8 @@
 //! - [`segment`]: the segmenter, which buckets moves into per-account segments
 //!   (moved / stalled) by the reference's stall rule.
 //!
-//! What it is not: it does not store anything (the store in `detect-schema`
-//! does) and it does not score (that is `detect-scoring`).
+//! What it is not: it does not store anything (`detect-store` does) and it
+//! does not score (that is `detect-scoring`).
 
 pub mod lines;
 pub mod ranges;

@@ -1,8 +1,48 @@
-//! The features a [`super::model::Model`] may read, each with the sign its
+//! What a feature is ([`Feature`], read from a pair's [`Reading`]) and the
+//! features a [`super::model::Model`] may read, each with the sign its
 //! weight must have and why. A model file names the ones it reads.
 
-use super::model::{Feature, Reading, Sign};
+use super::fit::Sign;
 use schema::Signals;
+use std::fmt;
+
+/// What a feature is read from: the pair's two reference similarities
+/// (`ab` seen from `a`, `ba` from `b`) and its signals.
+#[derive(Debug, Clone, Copy)]
+pub struct Reading<'a> {
+    pub ab: f64,
+    pub ba: f64,
+    pub signals: &'a Signals,
+}
+
+/// One feature the model may read.
+pub struct Feature {
+    /// Its name in model files.
+    pub name: &'static str,
+    pub sign: Sign,
+    /// Why the sign, in a sentence.
+    pub reason: &'static str,
+    /// Its value; the same for `{a, b}` and `{b, a}` (the signals
+    /// swapped, the similarities exchanged).
+    pub value: fn(&Reading<'_>) -> f64,
+}
+
+impl fmt::Debug for Feature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({:?})", self.name, self.sign)
+    }
+}
+
+impl PartialEq for Feature {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+/// The feature named `name`.
+pub fn feature(name: &str) -> Option<&'static Feature> {
+    FEATURES.iter().find(|f| f.name == name)
+}
 
 /// The log-odds of a reference similarity, clamped to [1e-4, 1 - 1e-4]
 /// (about ±9.2): 0.9 and 0.97 differ as 2.2 and 3.5, not as 0.8 and 0.94.

@@ -1,14 +1,42 @@
 //! Fitting improved mode's logistic model: L2-regularised logistic
-//! regression whose weights keep the sign reasoning fixed for each feature,
-//! pulled toward given weights (a prior: the shipped model's, when a site
-//! fits on its own verdicts), and its cross-validated figures.
+//! regression whose weights keep the sign reasoning fixed for each feature
+//! ([`Sign`]), pulled toward given weights (a prior: the shipped model's,
+//! when a site fits on its own verdicts), and its cross-validated figures.
 //!
 //! Pure: rows in, weights out. Newton's method on the weights free to move
 //! (an active set): a weight at zero whose gradient pushes it across its
 //! sign stays at zero, the others take a Newton step, clamped back to their
 //! sign, halved until the loss falls.
 
-use super::model::Sign;
+use serde::{Deserialize, Serialize};
+
+/// Which way a feature's weight may point.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Sign {
+    /// More of it reads as more likely one person: the weight is >= 0.
+    Positive,
+    /// More of it reads as less likely one person: the weight is <= 0.
+    Negative,
+}
+
+impl Sign {
+    /// `w` moved to the nearest value of this sign.
+    pub fn clamp(self, w: f64) -> f64 {
+        match self {
+            Sign::Positive => w.max(0.0),
+            Sign::Negative => w.min(0.0),
+        }
+    }
+
+    /// Whether a weight of `w` has this sign (0 has both).
+    pub fn allows(self, w: f64) -> bool {
+        match self {
+            Sign::Positive => w >= 0.0,
+            Sign::Negative => w <= 0.0,
+        }
+    }
+}
 
 /// One labelled example: its feature values, whether it is one person, and
 /// how much it counts (1 for one pair; families or verdicts may be

@@ -1,16 +1,24 @@
-//! Following against chance: how many of an account's sittings began within
+//! Sittings (moves with no pause over [`SITTING_GAP_SECONDS`]) and
+//! following against chance: how many of an account's sittings began within
 //! a horizon after a move of the other account (from any address), and the
 //! same share with its sittings moved one to three days either way (whole
 //! days of buckets: the same hours of the day), of those that land where
 //! the other played. Two evening players follow each other by chance; a
 //! puppet follows its owner's main account more. Read at the sitting
-//! horizon ([`super::signals::SITTING_SECONDS`], two hours).
+//! horizon ([`SITTING_SECONDS`], two hours).
 //!
 //! This is the definition, on segments. The scan counts the same on bit
 //! rows ([`super::moved`]); a property test checks that they agree.
 
-use super::signals::SITTING_GAP_SECONDS;
 use schema::Segment;
+
+/// The sitting horizon: a sitting of one account that begins within this
+/// many seconds after a move of the other follows it (a careful owner
+/// spaces his accounts 30 to 90 minutes apart).
+pub const SITTING_SECONDS: i64 = 2 * 3600;
+
+/// A new sitting begins after this long without a move.
+pub const SITTING_GAP_SECONDS: i64 = 3600;
 
 /// The days a sitting is moved by to read chance (here and for the timing
 /// pairs, [`super::timing`]).
@@ -72,6 +80,35 @@ pub fn following(x: &[Segment], y: &[Segment], bs: i64, horizon: i64) -> Followi
         followed,
         by_chance_milli: milli(k, n),
     }
+}
+
+/// One account's side of the pair: its buckets and sittings, and
+/// following, seen from `x`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Side {
+    /// Buckets `x` moved in.
+    pub buckets: u32,
+    /// `x`'s sittings, and how many began within [`SITTING_SECONDS`] after
+    /// a move of `y` (or in the bucket of one), from any address.
+    pub sittings: u32,
+    pub followed: u32,
+    /// Following by chance ([`following`]), in thousandths.
+    pub followed_by_chance_milli: u32,
+}
+
+/// The buckets `x` moved in and its sittings.
+pub fn totals(x: &[Segment], bs: i64) -> (u32, u32) {
+    let gap = SITTING_GAP_SECONDS.max(bs);
+    let (mut buckets, mut sittings) = (0u32, 0u32);
+    let mut last: Option<i64> = None;
+    for s in x.iter().filter(|s| !s.moves.is_empty()) {
+        buckets += 1;
+        if last.is_none_or(|l| s.bucket - l > gap) {
+            sittings += 1;
+        }
+        last = Some(s.bucket);
+    }
+    (buckets, sittings)
 }
 
 /// `k / n` in thousandths, rounded; 500 when `n` is 0 (no reading).

@@ -22,7 +22,7 @@
 //!   share of moves from networks the other never used;
 //! - **hand-offs** ([`handoffs::handoffs`]): at second resolution, how the
 //!   two accounts' moves follow each other on one address (turns, returns);
-//! - **crowded addresses** ([`context::crowd_weight`]): an address used by
+//! - **crowded addresses** ([`addresses::crowd_weight`]): an address used by
 //!   many accounts on a day counts for less, down to nothing.
 //!
 //! [`model::Model`] maps them to a probability: a logistic model whose
@@ -32,23 +32,39 @@
 //! held out in turn (EVALUATION.md). The probability is symmetric: "one
 //! person" is a fact about the unordered pair. Both directions keep their
 //! own reference sum, weight and cells as evidence.
+//!
+//! Dependencies point one way (`scripts/import-cycles` keeps it so). The
+//! scan's path: the pure definitions at the bottom ([`following`]:
+//! sittings and following; [`addresses`]: crowds, networks, shared exits;
+//! [`moves`]: moves by second), the per-account indexes built on them
+//! ([`move_index`], [`moved_rows`]), the per-scan [`Context`] that holds
+//! them, and on top the signals that read it ([`mod@handoffs`], [`moved`],
+//! [`mod@signals`], [`timing`]). The model's path: [`fit`] (signs, the
+//! logistic fit) under [`features`] under [`model`] under [`verdicts`].
 
+pub mod addresses;
 pub mod context;
 pub mod features;
 pub mod fit;
 pub mod following;
 pub mod handoffs;
 pub mod model;
+pub mod move_index;
 pub mod moved;
+pub mod moved_rows;
+pub mod moves;
 pub mod order;
 pub mod signals;
 pub mod timing;
 pub mod verdicts;
 
-pub use context::{crowd_weight, network_of, Context};
+pub use addresses::{crowd_weight, network_of};
+pub use context::Context;
+pub use features::Reading;
 pub use features::{following_ratios, log_odds};
-pub use handoffs::{handoffs, handoffs_by_runs, Handoffs, MoveTimes};
-pub use model::{Model, ModelError, Reading};
+pub use handoffs::{handoffs, handoffs_by_runs, Handoffs};
+pub use model::{Model, ModelError};
+pub use moves::MoveTimes;
 pub use order::{first_movers, first_movers_by_stretches, stretches};
 pub use signals::signals;
 pub use timing::{timing_pairs, TimeModel};

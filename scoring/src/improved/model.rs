@@ -9,77 +9,11 @@
 //! reason beside it in [`super::features::FEATURES`]): a model whose weight disagrees with
 //! its feature's sign is refused, and [`super::fit::fit`] keeps to them.
 
-use super::fit::logistic;
+use super::features::{feature, Feature, Reading};
+use super::fit::{logistic, Sign};
 use super::timing::{TimeModel, TIME_SIGNS};
-use schema::Signals;
 use serde::{Deserialize, Serialize};
 use std::fmt;
-
-/// Which way a feature's weight may point.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Sign {
-    /// More of it reads as more likely one person: the weight is >= 0.
-    Positive,
-    /// More of it reads as less likely one person: the weight is <= 0.
-    Negative,
-}
-
-impl Sign {
-    /// `w` moved to the nearest value of this sign.
-    pub fn clamp(self, w: f64) -> f64 {
-        match self {
-            Sign::Positive => w.max(0.0),
-            Sign::Negative => w.min(0.0),
-        }
-    }
-
-    /// Whether a weight of `w` has this sign (0 has both).
-    pub fn allows(self, w: f64) -> bool {
-        match self {
-            Sign::Positive => w >= 0.0,
-            Sign::Negative => w <= 0.0,
-        }
-    }
-}
-
-/// What a feature is read from: the pair's two reference similarities
-/// (`ab` seen from `a`, `ba` from `b`) and its signals.
-#[derive(Debug, Clone, Copy)]
-pub struct Reading<'a> {
-    pub ab: f64,
-    pub ba: f64,
-    pub signals: &'a Signals,
-}
-
-/// One feature the model may read.
-pub struct Feature {
-    /// Its name in model files.
-    pub name: &'static str,
-    pub sign: Sign,
-    /// Why the sign, in a sentence.
-    pub reason: &'static str,
-    /// Its value; the same for `{a, b}` and `{b, a}` (the signals
-    /// swapped, the similarities exchanged).
-    pub value: fn(&Reading<'_>) -> f64,
-}
-
-impl fmt::Debug for Feature {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({:?})", self.name, self.sign)
-    }
-}
-
-impl PartialEq for Feature {
-    fn eq(&self, other: &Self) -> bool {
-        self.name == other.name
-    }
-}
-
-/// The feature named `name`.
-pub fn feature(name: &str) -> Option<&'static Feature> {
-    super::features::FEATURES.iter().find(|f| f.name == name)
-}
 
 /// Where a model comes from, and what it was measured to do on data it
 /// was not fitted on.

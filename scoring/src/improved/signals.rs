@@ -2,21 +2,14 @@
 //! places, private networks and crowded addresses (see
 //! [`schema::Signals`]).
 
+use super::addresses::CROWDED_BELOW;
 use super::context::Context;
-use super::following::following;
+use super::following::{following, totals, Side, SITTING_SECONDS};
 use super::handoffs::{handoffs, Handoffs};
 use schema::{AccountId, Epoch, IpDay, IpId, Segment, Signals};
 
 /// One account's moves by second: (time, address), sorted.
 pub type Moves<'s> = &'s [(Epoch, IpId)];
-
-/// The sitting horizon: a sitting of one account that begins within this
-/// many seconds after a move of the other follows it (a careful owner
-/// spaces his accounts 30 to 90 minutes apart).
-pub const SITTING_SECONDS: i64 = 2 * 3600;
-
-/// An address-day counts as crowded below this crowd weight.
-pub const CROWDED_BELOW: f64 = 0.5;
 
 /// The signals of `{a, b}` from their in-season segments, (day, address)
 /// sightings and moves by second.
@@ -34,7 +27,7 @@ pub fn signals(
         apart(cx, a, b),
         (a_days, b_days),
         handoffs(cx, a_moves, b_moves),
-        private_shares(&network_counts(cx, a_moves), &network_counts(cx, b_moves)),
+        private_shares(&cx.network_counts(a_moves), &cx.network_counts(b_moves)),
     )
 }
 
@@ -114,23 +107,6 @@ fn combine(
     }
 }
 
-/// One account's side of the pair: its buckets and sittings, and
-/// following, seen from `x`.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Side {
-    /// Buckets `x` moved in.
-    pub buckets: u32,
-    /// `x`'s sittings, and how many began within [`SITTING_SECONDS`] after
-    /// a move of `y` (or in the bucket of one), from any address.
-    pub sittings: u32,
-    pub followed: u32,
-    /// Following by chance ([`super::following`]), in thousandths.
-    pub followed_by_chance_milli: u32,
-}
-
-/// A new sitting begins after this long without a move.
-pub const SITTING_GAP_SECONDS: i64 = 3600;
-
 /// [`Side`] of `x` against `y`.
 pub fn side(x: &[Segment], y: &[Segment], bs: i64) -> Side {
     let (buckets, sittings) = totals(x, bs);
@@ -139,21 +115,6 @@ pub fn side(x: &[Segment], y: &[Segment], bs: i64) -> Side {
         sittings,
         ..side_near(x, y, bs)
     }
-}
-
-/// The buckets `x` moved in and its sittings.
-pub fn totals(x: &[Segment], bs: i64) -> (u32, u32) {
-    let gap = SITTING_GAP_SECONDS.max(bs);
-    let (mut buckets, mut sittings) = (0u32, 0u32);
-    let mut last: Option<i64> = None;
-    for s in x.iter().filter(|s| !s.moves.is_empty()) {
-        buckets += 1;
-        if last.is_none_or(|l| s.bucket - l > gap) {
-            sittings += 1;
-        }
-        last = Some(s.bucket);
-    }
-    (buckets, sittings)
 }
 
 /// The parts of [`Side`] that read `y` (the counts are left 0): following
@@ -266,21 +227,6 @@ impl Spans {
             .unwrap_or(0);
         (self.0.len() as u32, places as u32)
     }
-}
-
-/// One account's moves by network ([`Context::network_key`]): (network,
-/// moves), sorted by network.
-pub fn network_counts(cx: &Context<'_>, moves: Moves<'_>) -> Vec<(u128, u32)> {
-    let mut keys: Vec<u128> = moves.iter().map(|m| cx.network_key(m.1)).collect();
-    keys.sort_unstable();
-    let mut out: Vec<(u128, u32)> = Vec::new();
-    for k in keys {
-        match out.last_mut() {
-            Some(last) if last.0 == k => last.1 += 1,
-            _ => out.push((k, 1)),
-        }
-    }
-    out
 }
 
 /// Private shares: of each account's moves, the share made from networks

@@ -28,21 +28,17 @@
 //! This module does not score pairs that shared an address: those are the
 //! ordinary candidate pairs, scored by the model's features.
 
+use super::fit::Sign;
 use super::following::milli;
 pub use super::following::SHIFT_DAYS;
-use super::handoffs::MoveTimes;
-use super::model::Sign;
+use super::following::SITTING_SECONDS;
+use super::moves::MoveTimes;
 use super::order::{first_movers_by_stretches, stretches};
-use super::signals::SITTING_SECONDS;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use schema::{AccountId, Epoch, IpDay, IpId, Season, Segments, Signals, Timing};
 use serde::{Deserialize, Serialize};
 
-/// An address used by at least this many accounts over the season is a
-/// shared exit (a household has fewer; a VPN exit, carrier NAT or a campus
-/// more).
-pub const EXIT_ACCOUNTS: usize = 8;
 /// An account is hidden when at least this share of its sightings are on
 /// shared exits.
 pub const HIDDEN_SHARE: f64 = 0.8;
@@ -51,7 +47,7 @@ pub const HIDDEN_SHARE: f64 = 0.8;
 /// the horizon of following in the other pairs' signals.
 pub const FOLLOW_SECONDS: i64 = SITTING_SECONDS;
 /// A pause longer than this begins a new sitting (as in the signals).
-pub use super::signals::SITTING_GAP_SECONDS;
+pub use super::following::SITTING_GAP_SECONDS;
 /// Pairs whose two ratios add up to less are not kept.
 pub const KEEP_FROM: f64 = 4.0;
 /// Pairs whose following ratio is under this are not kept either (and
@@ -293,9 +289,9 @@ impl<'s> Scope<'s> {
 }
 
 /// Per address id, whether it is a shared exit
-/// ([`super::context::shared_exits`]).
+/// ([`super::addresses::shared_exits`]).
 fn shared_exits(cx: &Scope<'_>) -> Vec<bool> {
-    super::context::shared_exits(cx.segments, cx.season)
+    super::addresses::shared_exits(cx.segments, cx.season)
 }
 
 /// Whether `user` is hidden: at least [`HIDDEN_SHARE`] of its in-season

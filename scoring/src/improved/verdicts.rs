@@ -10,8 +10,9 @@
 //!
 //! Pure: verdicts in, a model out.
 
-use super::fit::{cross_validated, fit, FitOptions, Row};
-use super::model::{Model, ModelError, Provenance, Reading, Sign};
+use super::features::Reading;
+use super::fit::{cross_validated, fit, FitOptions, Row, Sign};
+use super::model::{Model, ModelError, Provenance};
 use schema::{PairScore, Signals, VerdictKind};
 use std::collections::HashMap;
 

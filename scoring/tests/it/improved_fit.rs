@@ -1,8 +1,8 @@
 //! Fitting improved mode's model: signs kept, known weights recovered, a
 //! prior holding when the data say little, and out-of-fold scores.
 
+use detect_scoring::improved::fit::Sign;
 use detect_scoring::improved::fit::{cross_validated, fit, FitOptions, Row};
-use detect_scoring::improved::model::Sign;
 
 /// A deterministic pseudo-random stream in [0, 1).
 fn stream(seed: u64) -> impl FnMut() -> f64 {

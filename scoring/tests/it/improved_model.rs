@@ -3,8 +3,10 @@
 //! bad files are refused with a sentence, and every feature reads the same
 //! pair the same from either side.
 
+use detect_scoring::improved::features::feature;
 use detect_scoring::improved::features::FEATURES;
-use detect_scoring::improved::model::{feature, HeldOut, Model, Provenance, Sign};
+use detect_scoring::improved::fit::Sign;
+use detect_scoring::improved::model::{HeldOut, Model, Provenance};
 use detect_scoring::improved::timing::TIME_SIGNS;
 use detect_scoring::improved::{Reading, TimeModel, DEFAULT_THRESHOLD};
 use proptest::prelude::*;

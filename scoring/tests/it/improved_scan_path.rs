@@ -5,7 +5,8 @@
 //! of one account, moves seconds apart and pauses of hours) and arbitrary
 //! timelines long enough to cross words of bit rows.
 
-use detect_scoring::improved::handoffs::{handoffs_indexed, MoveIndex};
+use detect_scoring::improved::handoffs::handoffs_indexed;
+use detect_scoring::improved::move_index::MoveIndex;
 use detect_scoring::improved::{
     first_movers, first_movers_by_stretches, handoffs, handoffs_by_runs, score_both, signals,
     stretches, Context, MoveTimes,

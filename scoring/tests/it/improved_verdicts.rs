@@ -3,8 +3,8 @@
 //! way the verdicts point, no further than their signs allow, and keeps
 //! the prior's features, threshold and timing model.
 
-use detect_scoring::improved::model::{Model, Reading};
 use detect_scoring::improved::verdicts::{fit_on_verdicts, Verdict, DEFAULT_L2, MIN_EACH};
+use detect_scoring::improved::{Model, Reading};
 use schema::Signals;
 
 /// `same` verdicts of one person and `different` of different people, the

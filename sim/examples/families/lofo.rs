@@ -3,8 +3,10 @@
 
 use super::collect::{Pair, World};
 use schema::PairScore;
+use scoring::improved::features::Feature;
+use scoring::improved::fit::Sign;
 use scoring::improved::fit::{self, FitOptions, Row};
-use scoring::improved::model::{Feature, Model, Provenance, Sign};
+use scoring::improved::model::{Model, Provenance};
 use scoring::improved::timing::{self, TIME_SIGNS};
 use scoring::improved::TimeModel;
 

@@ -22,7 +22,8 @@ mod verdicts;
 use collect::{collect_cached, World};
 use detect_sim::Family;
 use lofo::{figures, fit_design, reference, score, Design, Figures};
-use scoring::improved::model::{feature, HeldOut, Model, Provenance};
+use scoring::improved::features::feature;
+use scoring::improved::model::{HeldOut, Model, Provenance};
 
 struct Args {
     seeds: Vec<u64>,

@@ -1,7 +1,7 @@
 //! Accounts: one per honest person, several per multi-account owner, with
 //! their names, league membership and how many casual games they keep.
 
-use super::people::Person;
+use super::records::Person;
 use super::WorldConfig;
 use crate::names::Handles;
 use rand::Rng;

@@ -2,34 +2,13 @@
 //! some sharing a computer, some couples playing together, and their home
 //! ISPs' dynamic addresses.
 
-use super::network::{host, Prefixes};
-use super::people::Person;
-use super::places::{Site, SiteKind};
+use super::addresses::{host, Prefixes};
+use super::records::{Household, Person, Site, SiteKind};
 use super::{weighted, Habits, WorldConfig, REGIONS};
 use crate::draw::pick;
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-
-pub(crate) struct Household {
-    pub ip: u32,
-    pub isp: u32,
-    /// When the dynamic IP changes next (`i64::MAX`: a static IP).
-    pub next_change: i64,
-    pub shared_computer: bool,
-    /// For couples: the chance the other joins an evening home session.
-    pub together: f64,
-    pub members: Vec<u32>,
-    /// At the shared computer, the same order of turns every evening
-    /// ([`Habits::fixed_turn_order`]).
-    pub fixed_order: bool,
-    /// On their own devices, one after the other every evening in the
-    /// order of `members` ([`Habits::evening_relay`]).
-    pub relay: bool,
-    /// On one phone plan: their phones show one carrier address a day
-    /// ([`Habits::phone_plan`]).
-    pub phone_plan: bool,
-}
 
 /// Draws the households of `n_persons` people in random order. Returns the
 /// households, each person's region and each person's household.

@@ -7,6 +7,7 @@
 //! accounts, the league.
 
 mod accounts;
+mod addresses;
 mod config;
 mod habits;
 mod households;
@@ -14,23 +15,26 @@ mod league;
 mod network;
 mod people;
 mod places;
+mod records;
 
 use crate::truth::{Group, Lookalike, LookalikeKind, Person as TruthPerson, Truth};
 use accounts::{draw_accounts, Account};
-use households::{draw_dorms, draw_home_isps, draw_households, Household};
+use addresses::Prefixes;
+use households::{draw_dorms, draw_home_isps, draw_households};
 use league::draw_league;
-use network::{draw_carriers, draw_vpn, Carrier, Prefixes};
+use network::{draw_carriers, draw_vpn};
 use people::{draw_absences, draw_holidays, draw_owners, draw_people, make_owners, stay_home};
-use places::{couples_at_one_office, draw_lunches, draw_sites, Site, SiteKind};
+use places::{couples_at_one_office, draw_lunches, draw_sites};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use records::{Carrier, Household, Site, SiteKind};
 use std::collections::HashSet;
 
+pub(crate) use addresses::host;
 pub use config::{WorldConfig, DEFAULT_START, MOVES_PER_ACCOUNT_DAY};
 pub use habits::{Family, Habits};
 pub(crate) use league::league_name;
-pub(crate) use network::host;
-pub(crate) use people::{Job, Person};
+pub(crate) use records::{Job, Person};
 
 /// Time zones people live in: (offset from UTC in minutes, weight).
 const REGIONS: &[(i32, u32)] = &[

@@ -1,45 +1,13 @@
-//! Addresses: public-looking /16 prefixes and hosts in them, mobile
-//! carriers behind carrier-grade NAT, and the VPN exits.
+//! Phones and VPNs: mobile carriers behind carrier-grade NAT, and the VPN
+//! exits.
 
-use super::households::Household;
-use super::people::Person;
+use super::addresses::{host, Prefixes};
+use super::records::{Carrier, Household, Person};
 use super::WorldConfig;
 use crate::draw::pick;
 use crate::truth::Style;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-use std::collections::HashSet;
-
-/// Draws public-looking /16 prefixes, each once.
-pub(super) struct Prefixes(pub(super) HashSet<u32>);
-
-impl Prefixes {
-    pub(super) fn draw(&mut self, rng: &mut ChaCha8Rng) -> u32 {
-        loop {
-            let a: u32 = rng.gen_range(1..224);
-            if matches!(a, 10 | 100 | 127 | 169 | 172 | 192 | 198) {
-                continue;
-            }
-            let p = (a << 24) | (rng.gen_range(0..256u32) << 16);
-            if self.0.insert(p) {
-                return p;
-            }
-        }
-    }
-}
-
-/// A host in the /16 `prefix` (last byte 1-254).
-pub(crate) fn host(rng: &mut ChaCha8Rng, prefix: u32) -> u32 {
-    prefix | (rng.gen_range(0..256u32) << 8) | rng.gen_range(1..255u32)
-}
-
-pub(crate) struct Carrier {
-    /// Addresses phones get most days.
-    pub pool: Vec<u32>,
-    /// A few gateway addresses that many phones share.
-    pub hot: Vec<u32>,
-    pub members: Vec<u32>,
-}
 
 /// Draws the mobile carriers of each region (`per_region` people there),
 /// gives phones to people and people to carriers, and draws each carrier's

@@ -2,85 +2,14 @@
 //! and habits (phone, VPN, play at work), their days away from home, and
 //! the public holidays of each region.
 
-use super::households::Household;
-use super::network::{host, Prefixes};
+use super::addresses::{host, Prefixes};
+use super::records::{Absence, Household, Job, Person};
 use super::{weighted, Habits, WorldConfig, REGIONS};
 use crate::draw::poisson;
 use crate::truth::Style;
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Job {
-    /// Office hours on weekdays.
-    Worker,
-    /// Lectures on weekdays, on a university network.
-    Student,
-    /// At home or flexible.
-    Free,
-}
-
-/// A stretch of days away from home: `from..to` local days, with the IP of
-/// the hotel or the friends' place.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Absence {
-    pub from: i32,
-    pub to: i32,
-    pub ip: u32,
-}
-
-pub(crate) struct Person {
-    /// Seconds east of UTC.
-    pub tz: i64,
-    pub region: usize,
-    pub household: u32,
-    /// Office or university (a site of one is a private work IP).
-    pub site: Option<u32>,
-    pub job: Job,
-    pub carrier: Option<u32>,
-    /// Local hours of waking and going to bed (bed may pass 24).
-    pub wake: f64,
-    pub bed: f64,
-    /// Mean check-ins a day.
-    pub checkins: f64,
-    /// How keen a player (0-1): more check-ins, more games at once.
-    pub keen: f64,
-    /// Share of home check-ins made from the phone.
-    pub phone_share: f64,
-    /// Share of home check-ins made through a VPN.
-    pub vpn_share: f64,
-    pub plays_at_work: bool,
-    pub absences: Vec<Absence>,
-    pub first_account: u32,
-    pub n_accounts: u32,
-    pub style: Option<Style>,
-    /// For rare puppets: the chance a puppet joins a check-in.
-    pub rare: f64,
-    /// For cautious owners: the chance a puppet's check-in goes through a
-    /// VPN (1: always, so the accounts never share an IP).
-    pub puppet_vpn: f64,
-    /// The person can do one thing at a time: the end of their last move.
-    pub busy: i64,
-    /// For owners: opens his accounts in a new order every sitting
-    /// ([`super::Habits::owner_shuffle`]).
-    pub shuffle: bool,
-    /// Plays only at home: no phone, office or VPN, and not while away
-    /// ([`super::Habits::owner_home_only`]).
-    pub home_only: bool,
-}
-
-impl Person {
-    pub(crate) fn accounts(&self) -> std::ops::Range<u32> {
-        self.first_account..self.first_account + self.n_accounts
-    }
-
-    pub(crate) fn absence(&self, local_day: i32) -> Option<&Absence> {
-        self.absences
-            .iter()
-            .find(|a| (a.from..a.to).contains(&local_day))
-    }
-}
 
 /// Draws the multi-account owners: how many accounts each (at most a third
 /// of the accounts in all) and which style. Returns the sizes, the styles and

@@ -1,28 +1,13 @@
 //! Workplaces and universities: who works or studies where, and the
 //! addresses the site's members share.
 
-use super::network::{host, Prefixes};
-use super::people::{Job, Person};
+use super::addresses::{host, Prefixes};
+use super::records::{Job, Person, Site, SiteKind};
 use super::{weighted, Habits, REGIONS};
 use crate::draw::index;
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum SiteKind {
-    Office,
-    University,
-}
-
-pub(crate) struct Site {
-    pub kind: SiteKind,
-    pub ips: Vec<u32>,
-    pub members: Vec<u32>,
-    /// Colleagues who play at lunch every workday from the office address,
-    /// in this order ([`Habits::lunch_offices`]).
-    pub lunch: Option<Vec<u32>>,
-}
 
 /// Draws the offices and universities of every region and assigns the
 /// workers and students to them.
