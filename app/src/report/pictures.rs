@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
 /// Writes `dir/index.html`, `dir/clique-K.svg` (and its overview) for
-/// each clique and `dir/distribution.svg` (as [`page_parts`](crate::report::page::page_parts)); returns the
+/// each clique and `dir/distribution.svg` (as [`page_parts`]); returns the
 /// path of the index. Each file is written to a temporary name and renamed,
 /// so a reader never sees half a file; the page is written once, from
 /// [`report_page`].
