@@ -90,6 +90,14 @@ pub struct VerdictSetArgs {
     /// at decision time [default: the newest scan holding these accounts].
     #[arg(long)]
     pub season: Option<u32>,
+    /// Record it even though an account has no stored move on this site
+    /// (recorded as such); without it such a verdict is refused.
+    #[arg(long)]
+    pub unseen: bool,
+    /// Correct verdict #ID (on the same accounts; --note says why). Both
+    /// stay in the log; the newer one rules.
+    #[arg(long, value_name = "ID", requires = "note")]
+    pub supersedes: Option<i64>,
 }
 
 #[derive(Debug, Args)]

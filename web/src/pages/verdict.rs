@@ -102,6 +102,8 @@ pub async fn record(
             by: me.user.name.clone(),
             season: Some(form.season),
             similarity,
+            unseen: false,
+            supersedes: None,
         })
         .await?;
     state
