@@ -35,9 +35,25 @@ pub struct ScanInfo {
     /// The model file an improved scan scored with (`StoredScan::model`);
     /// `None`: the shipped one.
     pub model: Option<String>,
+    /// Known relationships (pairs judged different people or cleared) at
+    /// or above the threshold, left out of the flagged counts; `None` when
+    /// no verdict was consulted (set by the writers of [`known`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub known_not_counted: Option<usize>,
 }
 
 impl ScanInfo {
+    /// A stored scan's (`Some` id and time) or an in-memory scan's, with
+    /// the model it scored with.
+    pub fn new(scan_id: Option<i64>, created_at: Option<i64>, model: Option<String>) -> ScanInfo {
+        ScanInfo {
+            scan_id,
+            created_at,
+            model,
+            known_not_counted: None,
+        }
+    }
+
     /// The model an improved scan scored with: the one recorded, else the
     /// shipped one.
     pub fn model(&self) -> anyhow::Result<std::borrow::Cow<'static, scoring::improved::Model>> {
@@ -45,6 +61,17 @@ impl ScanInfo {
             Some(json) => std::borrow::Cow::Owned(scoring::improved::Model::from_json(json)?),
             None => std::borrow::Cow::Borrowed(scoring::improved::Model::shipped()),
         })
+    }
+
+    /// What the flagged counts hold: known relationships left out (how
+    /// many), or no verdict consulted.
+    pub fn known_words(&self) -> String {
+        match self.known_not_counted {
+            None => "no verdict consulted".to_owned(),
+            Some(0) => "no known relationship among them".to_owned(),
+            Some(1) => "1 known relationship not counted".to_owned(),
+            Some(n) => format!("{n} known relationships not counted"),
+        }
     }
 }
 
@@ -244,8 +271,11 @@ fn write_text_head(
     )?;
     writeln!(
         out,
-        "  flagged pairs     {} ({} directions at or above {})",
-        s.flagged_pairs, s.flagged_directed_pairs, p.threshold
+        "  flagged pairs     {} ({} directions at or above {}; {})",
+        s.flagged_pairs,
+        s.flagged_directed_pairs,
+        p.threshold,
+        info.known_words()
     )?;
     writeln!(out, "  cliques           {}", s.cliques)?;
     Ok(())

@@ -19,6 +19,7 @@ mod daemon_config;
 mod digests;
 mod explain;
 mod first_runs;
+mod flag_list;
 mod golden;
 mod hostile_names;
 mod ingest;

@@ -263,12 +263,15 @@ async fn rescan(
 
 /// The latest scan of a season if it is current (same moves, same season
 /// definition, same bucket size and mode), else a new scan; every pair
-/// either way. The threshold is applied afresh, since every pair is stored.
+/// either way. `threshold` is the one the caller asked for: applied afresh
+/// (every pair is stored); without one the scan keeps the threshold it was
+/// made at, so every surface shows one flag list per scan.
 pub async fn current_scan(
     store: &Store,
     season: &Season,
     params: &ScanParams,
     model: Option<&Model>,
+    threshold: Option<f64>,
 ) -> Result<StoredScan> {
     let generation = store.moves_generation().await?;
     if let Some(mut latest) = store
@@ -277,7 +280,9 @@ pub async fn current_scan(
     {
         if scan_is_current(&latest, season, params, model, generation) {
             latest.season = season.clone();
-            rethreshold(&mut latest.result, params.threshold);
+            if let Some(t) = threshold {
+                rethreshold(&mut latest.result, t);
+            }
             return Ok(latest);
         }
     }
@@ -290,7 +295,7 @@ pub async fn current_scan(
         .await?
         .expect("just stored");
     latest.season = season.clone();
-    rethreshold(&mut latest.result, params.threshold);
+    rethreshold(&mut latest.result, threshold.unwrap_or(params.threshold));
     Ok(latest)
 }
 
