@@ -94,30 +94,6 @@ impl Store {
         Ok(id)
     }
 
-    /// Whether the site holds a move of `account`: first in a stored
-    /// segmentation's days (one index lookup each), else in the moves (a
-    /// scan, reached only for an account no segmentation names).
-    pub async fn account_seen(&self, account: &str) -> Result<bool> {
-        let site = self.site.to_string();
-        let in_days = sqlx::query(
-            "SELECT 1 FROM account_days d JOIN segmentations s ON s.id = d.segmentation_id \
-             WHERE s.site = $1 AND d.username = $2 LIMIT 1",
-        )
-        .bind(site.clone())
-        .bind(account.to_owned())
-        .fetch_optional(&self.pool)
-        .await?;
-        if in_days.is_some() {
-            return Ok(true);
-        }
-        let in_moves = sqlx::query("SELECT 1 FROM moves WHERE site = $1 AND username = $2 LIMIT 1")
-            .bind(site)
-            .bind(account.to_owned())
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(in_moves.is_some())
-    }
-
     /// Checks the verdict `v` supersedes, if any: one of the site's, on the
     /// same `accounts`, and `v` says why. Returns whether it supersedes one.
     async fn check_supersedes(&self, v: &NewVerdict, accounts: &[String]) -> Result<bool> {

@@ -230,9 +230,17 @@ fn unseen_and_superseding_verdicts(backend: Backend) {
     let db = TestDb::new(backend);
     let log = golden_dir().join("random/01/input.jsonl");
     db.ok(&["ingest", log.to_str().unwrap()]);
+    db.ok(&["season", "add", "1", "--games", "^4pLeague_"]);
+    db.ok(&["scan", "--season", "1"]);
     block_on(async {
         let store = Store::open(&db.url).await.expect("open");
         unseen_and_superseding(&store).await;
+        // Names the site has seen, for a search that found none.
+        assert_eq!(store.accounts_like("U011", 10).await.unwrap(), ["u011"]);
+        let like = store.accounts_like("u01", 3).await.unwrap();
+        assert_eq!(like.len(), 3, "{like:?}");
+        assert!(like.iter().all(|n| n.starts_with("u01")), "{like:?}");
+        assert_eq!(store.accounts_like("nobody", 10).await.unwrap(), [""; 0]);
         store.close().await;
     });
 }
