@@ -43,7 +43,8 @@ pub struct ServeArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum UserCommand {
-    /// Add a user; the password is the first line of standard input.
+    /// Add a user; the password is asked for on a terminal (twice, not
+    /// shown), else read from the first line of standard input.
     Add(UserAddArgs),
     /// List the users and their roles.
     List,

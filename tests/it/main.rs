@@ -43,5 +43,6 @@ mod store;
 mod store_users;
 mod store_verdicts;
 mod timing;
+mod user_add;
 mod verdicts;
 mod web;
