@@ -40,6 +40,10 @@ pub struct ScanInfo {
     /// no verdict was consulted (set by the writers of [`known`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub known_not_counted: Option<usize>,
+    /// Results only (`-q`): the text report leaves out its guide ("How to
+    /// read this") and footnotes.
+    #[serde(skip)]
+    pub quiet: bool,
 }
 
 impl ScanInfo {
@@ -51,6 +55,7 @@ impl ScanInfo {
             created_at,
             model,
             known_not_counted: None,
+            quiet: false,
         }
     }
 
@@ -180,11 +185,13 @@ pub fn write_text(
 ) -> anyhow::Result<()> {
     let p = &result.params;
     write_text_head(&mut out, season, info, result)?;
-    writeln!(out)?;
-    writeln!(out, "How to read this")?;
-    for paragraph in viz::guide::how_to_read(p) {
-        for line in wrap(&paragraph, 76) {
-            writeln!(out, "  {line}")?;
+    if !info.quiet {
+        writeln!(out)?;
+        writeln!(out, "How to read this")?;
+        for paragraph in viz::guide::how_to_read(p) {
+            for line in wrap(&paragraph, 76) {
+                writeln!(out, "  {line}")?;
+            }
         }
     }
     let rows = scoring::both_ways(result, all);
@@ -198,17 +205,19 @@ pub fn write_text(
             if all { "Scored pairs" } else { "Flagged pairs" }
         )?;
         write_pairs_table(&mut out, &rows, result)?;
-        writeln!(
-            out,
-            "  * flagged direction. Times are of the stronger direction, counted in \
-             {}-minute steps.",
-            p.bucket_seconds / 60
-        )?;
-        writeln!(
-            out,
-            "  Evidence of a pair: detect explain --season {} ACCOUNT_A ACCOUNT_B",
-            season.number
-        )?;
+        if !info.quiet {
+            writeln!(
+                out,
+                "  * flagged direction. Times are of the stronger direction, counted in \
+                 {}-minute steps.",
+                p.bucket_seconds / 60
+            )?;
+            writeln!(
+                out,
+                "  Evidence of a pair: detect explain --season {} ACCOUNT_A ACCOUNT_B",
+                season.number
+            )?;
+        }
     }
     if !result.cliques.is_empty() {
         writeln!(out)?;

@@ -30,15 +30,19 @@ pub async fn run_scan(db: &app::pipeline::Db, args: ScanArgs) -> Result<()> {
         .info(&ScanInfo::new(None, None, None))
         .known_words();
     // A rescan says what it scored again.
-    let again = scanned.rescan.map_or(String::new(), |r| {
+    let again = scanned.rescan.map_or(" stored".to_owned(), |r| {
         let s = if r.replaced_accounts == 1 { "" } else { "s" };
-        format!(
-            " (a rescan of #{}: {} directed pairs of {} account{s} scored again)",
-            r.base, r.pairs, r.replaced_accounts
-        )
+        if r.nothing_new {
+            " still holds (nothing new: no scan stored)".to_owned()
+        } else {
+            format!(
+                " stored (a rescan of #{}: {} directed pairs of {} account{s} scored again)",
+                r.base, r.pairs, r.replaced_accounts
+            )
+        }
     });
     println!(
-        "season {}: scan #{} stored{again}: {} participants, {} candidate pairs, {} flagged pairs ({known}), {} cliques; threshold {}",
+        "season {}: scan #{}{again}: {} participants, {} candidate pairs, {} flagged pairs ({known}), {} cliques; threshold {}",
         season.number, scan.id, s.participants, s.candidate_pairs, s.flagged_pairs, s.cliques,
         scan.result.params.threshold
     );
@@ -91,7 +95,10 @@ fn report_from_logs(args: &ReportArgs, params: &ScanParams, show: Show) -> Resul
     let result = result?;
     bar.finish_and_clear();
     ensure_participants(&season, &result, !segments.accounts.is_empty())?;
-    let info = ScanInfo::new(None, None, pipeline::recorded_model(params, model.as_ref()));
+    let info = ScanInfo {
+        quiet: crate::ui::quiet(),
+        ..ScanInfo::new(None, None, pipeline::recorded_model(params, model.as_ref()))
+    };
     // Logs read into memory meet no store: no verdicts.
     let reviewed = Reviewed::new(&result, &[], args.all, args.reopen_margin);
     print_report(
@@ -157,7 +164,10 @@ async fn report_from_store(
         None
     };
     store.close().await;
-    let info = ScanInfo::new(Some(scan.id), Some(scan.created_at), scan.model.clone());
+    let info = ScanInfo {
+        quiet: crate::ui::quiet(),
+        ..ScanInfo::new(Some(scan.id), Some(scan.created_at), scan.model.clone())
+    };
     let parts = pictures.as_ref().map(|(s, p)| (s, p));
     print_report(show, &season, &info, &scan.result, &reviewed, parts)?;
     if let (Some(dir), Some((segments, pseudonyms))) = (&args.out, &pictures) {

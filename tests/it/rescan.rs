@@ -163,3 +163,27 @@ fn pruning_keeps_the_bases_of_the_scans_kept() {
         store.close().await;
     });
 }
+
+/// A scan with nothing new stores no empty rescan: the latest scan still
+/// holds, and says so.
+#[test]
+fn a_scan_with_nothing_new_stores_nothing() {
+    let db = TestDb::new(Backend::Sqlite);
+    let log = golden_dir().join("random/01/input.jsonl");
+    db.ok(&["ingest", log.to_str().unwrap()]);
+    db.ok(&["season", "add", "1", "--games", "^4pLeague_"]);
+    let first = db.ok(&["scan", "--season", "1"]);
+    assert!(first.starts_with("season 1: scan #1 stored:"), "{first}");
+    let again = db.ok(&["scan", "--season", "1"]);
+    assert!(
+        again.starts_with("season 1: scan #1 still holds (nothing new: no scan stored)"),
+        "{again}"
+    );
+    block_on(async {
+        let store = Store::open(&db.url).await.unwrap();
+        assert_eq!(store.scan_count(1).await.unwrap(), 1);
+        store.close().await;
+    });
+    let report = db.ok(&["report", "--season", "1", "--format", "json"]);
+    assert!(report.contains("\"scan_id\": 1"), "{report}");
+}

@@ -33,6 +33,9 @@ pub struct Rescanned {
     pub replaced_accounts: usize,
     /// Directed pairs it scored again.
     pub pairs: usize,
+    /// No account's season changed: nothing was stored, and the scan is
+    /// the base itself.
+    pub nothing_new: bool,
 }
 
 /// Scores a season from the store and stores the scan, as a rescan when
@@ -211,6 +214,27 @@ async fn rescan(
     })?;
     let scored = started.elapsed();
     let replaced = again.replaced.len();
+    if replaced == 0 {
+        // An empty change would only lengthen the chain: the base holds.
+        bar.finish();
+        tracing::info!(
+            season = season.number,
+            scan = base.scan.id,
+            "nothing new since the latest scan: none stored"
+        );
+        let figures = Rescanned {
+            base: base.scan.id,
+            replaced_accounts: 0,
+            pairs: 0,
+            nothing_new: true,
+        };
+        let scan = StoredScan {
+            result: view,
+            season: season.clone(),
+            ..base.scan
+        };
+        return Ok((scan, figures));
+    }
     let lineage = Lineage {
         digests: again.digests,
         delta: Some(Delta {
@@ -249,6 +273,7 @@ async fn rescan(
         base: base.scan.id,
         replaced_accounts: replaced,
         pairs: stored.pairs.len(),
+        nothing_new: false,
     };
     let scan = StoredScan {
         id,
