@@ -44,6 +44,10 @@ pub struct ScanInfo {
     /// read this") and footnotes.
     #[serde(skip)]
     pub quiet: bool,
+    /// Logs read into memory without `--season`: titled by their games,
+    /// not as a season numbered 0.
+    #[serde(skip)]
+    pub no_season: bool,
 }
 
 impl ScanInfo {
@@ -56,6 +60,16 @@ impl ScanInfo {
             model,
             known_not_counted: None,
             quiet: false,
+            no_season: false,
+        }
+    }
+
+    /// "Season 7", or "Logs read into memory" for logs without a season.
+    pub fn title(&self, season: &Season) -> String {
+        if self.no_season {
+            "Logs read into memory".to_owned()
+        } else {
+            format!("Season {}", season.number)
         }
     }
 
@@ -212,11 +226,19 @@ pub fn write_text(
                  {}-minute steps.",
                 p.bucket_seconds / 60
             )?;
-            writeln!(
-                out,
-                "  Evidence of a pair: detect explain --season {} ACCOUNT_A ACCOUNT_B",
-                season.number
-            )?;
+            if info.no_season {
+                writeln!(
+                    out,
+                    "  Evidence of a pair: ingest these logs, define their season (detect season \
+                     add N), then detect explain --season N ACCOUNT_A ACCOUNT_B"
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "  Evidence of a pair: detect explain --season {} ACCOUNT_A ACCOUNT_B",
+                    season.number
+                )?;
+            }
         }
     }
     if !result.cliques.is_empty() {
@@ -249,8 +271,8 @@ fn write_text_head(
     let s = summary(result);
     writeln!(
         out,
-        "Season {} ({}{})",
-        season.number,
+        "{} ({}{})",
+        info.title(season),
         season_words(season),
         if season.inferred {
             ", inferred from game names"

@@ -97,6 +97,7 @@ fn report_from_logs(args: &ReportArgs, params: &ScanParams, show: Show) -> Resul
     ensure_participants(&season, &result, !segments.accounts.is_empty())?;
     let info = ScanInfo {
         quiet: crate::ui::quiet(),
+        no_season: args.season.is_none(),
         ..ScanInfo::new(None, None, pipeline::recorded_model(params, model.as_ref()))
     };
     // Logs read into memory meet no store: no verdicts.

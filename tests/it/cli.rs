@@ -398,3 +398,19 @@ fn quiet_ingest_and_report_print_results_only() {
         assert!(quiet.contains(figure), "{figure}: {quiet}");
     }
 }
+
+/// Logs read into memory without `--season` are not titled "Season 0"
+/// (the text report).
+#[test]
+fn a_report_of_logs_without_a_season_is_not_season_0() {
+    let db = TestDb::new(Backend::Sqlite);
+    let log = sample();
+    let text = db.ok(&["report", "--input", log.to_str().unwrap()]);
+    assert!(
+        text.starts_with("Logs read into memory (games ^4pLeague_"),
+        "{text}"
+    );
+    assert!(!text.contains("eason 0"), "{text}");
+    let seventh = db.ok(&["report", "--input", log.to_str().unwrap(), "--season", "1"]);
+    assert!(seventh.starts_with("Season 1 ("), "{seventh}");
+}
