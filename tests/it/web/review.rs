@@ -214,6 +214,36 @@ async fn one_threshold_and_count_and_the_verdict_form() {
     let known = text_of(&c, "#known-heading").await;
     assert_eq!(known, "Known relationships (1)");
     find_alts_tells_typos(&c, &base).await;
+    // A correction from the command line: both rows in the pair's history.
+    db.ok(&[
+        "verdict",
+        "set",
+        "u014",
+        "u036",
+        "--as",
+        "cleared",
+        "--by",
+        "bo",
+        "--supersedes",
+        "1",
+        "--note",
+        "not siblings after all",
+    ]);
+    c.goto(&pair_url).await.unwrap();
+    let rows = c
+        .find_all(Locator::Css("#verdicts tr"))
+        .await
+        .unwrap()
+        .len();
+    assert_eq!(rows, 3, "a header and both verdicts");
+    let history = text_of(&c, "#verdicts").await;
+    assert!(
+        history.contains("(supersedes #1)") && history.contains("household"),
+        "{history}"
+    );
+    assert!(text_of(&c, "#pair-status")
+        .await
+        .starts_with("Verdict: cleared (#2, by bo"));
 
     sign_out(&c, &base).await;
     sign_in(&c, &base, "vi", "viewer-pass-1").await;
