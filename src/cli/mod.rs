@@ -173,7 +173,10 @@ pub enum Command {
     )]
     Audit(AuditArgs),
     /// Fit improved mode's model on the site's own verdicts.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Example:\n  detect model fit --season 7 --out site-model.json"
+    )]
     Model(ModelCommand),
     /// Write a season's segments and IP-day rows as Parquet, partitioned by
     /// a hash of the account (docs/scale-out.md).
