@@ -11,9 +11,16 @@ use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyPool, Row};
 use std::collections::BTreeSet;
 
-/// Undoes migrations 0016 (the verdicts' `unseen` and `supersedes`) and
-/// 0015: the schema of the release before 0015.
+/// Undoes migrations 0018 (the scan's model), 0017 (the review queue),
+/// 0016 (the verdicts' `unseen` and `supersedes`) and 0015: the schema of
+/// the release before 0015.
 const UNDO_SQLITE: &str = "
+DROP INDEX scan_pairs_by_accounts;
+ALTER TABLE scans DROP COLUMN model;
+DELETE FROM _sqlx_migrations WHERE version = 18;
+DROP TABLE review_flags;
+DROP TABLE review_scans;
+DELETE FROM _sqlx_migrations WHERE version = 17;
 ALTER TABLE verdicts DROP COLUMN unseen;
 ALTER TABLE verdicts DROP COLUMN supersedes;
 DELETE FROM _sqlx_migrations WHERE version = 16;
@@ -30,6 +37,12 @@ DELETE FROM _sqlx_migrations WHERE version = 15;
 ";
 
 const UNDO_POSTGRES: &str = "
+DROP INDEX scan_pairs_by_accounts;
+ALTER TABLE scans DROP COLUMN model;
+DELETE FROM _sqlx_migrations WHERE version = 18;
+DROP TABLE review_flags;
+DROP TABLE review_scans;
+DELETE FROM _sqlx_migrations WHERE version = 17;
 ALTER TABLE verdicts DROP COLUMN unseen;
 ALTER TABLE verdicts DROP COLUMN supersedes;
 DELETE FROM _sqlx_migrations WHERE version = 16;

@@ -214,8 +214,9 @@ async fn rescan(
     })?;
     let scored = started.elapsed();
     let replaced = again.replaced.len();
-    if replaced == 0 {
-        // An empty change would only lengthen the chain: the base holds.
+    if replaced == 0 && base.scan.result.params.threshold == params.threshold {
+        // An empty change at the same threshold would only lengthen the
+        // chain: the base holds.
         bar.finish();
         tracing::info!(
             season = season.number,
