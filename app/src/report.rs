@@ -35,9 +35,44 @@ pub struct ScanInfo {
     /// The model file an improved scan scored with (`StoredScan::model`);
     /// `None`: the shipped one.
     pub model: Option<String>,
+    /// Known relationships (pairs judged different people or cleared) at
+    /// or above the threshold, left out of the flagged counts; `None` when
+    /// no verdict was consulted (set by the writers of [`known`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub known_not_counted: Option<usize>,
+    /// Results only (`-q`): the text report leaves out its guide ("How to
+    /// read this") and footnotes.
+    #[serde(skip)]
+    pub quiet: bool,
+    /// Logs read into memory without `--season`: titled by their games,
+    /// not as a season numbered 0.
+    #[serde(skip)]
+    pub no_season: bool,
 }
 
 impl ScanInfo {
+    /// A stored scan's (`Some` id and time) or an in-memory scan's, with
+    /// the model it scored with.
+    pub fn new(scan_id: Option<i64>, created_at: Option<i64>, model: Option<String>) -> ScanInfo {
+        ScanInfo {
+            scan_id,
+            created_at,
+            model,
+            known_not_counted: None,
+            quiet: false,
+            no_season: false,
+        }
+    }
+
+    /// "Season 7", or "Logs read into memory" for logs without a season.
+    pub fn title(&self, season: &Season) -> String {
+        if self.no_season {
+            "Logs read into memory".to_owned()
+        } else {
+            format!("Season {}", season.number)
+        }
+    }
+
     /// The model an improved scan scored with: the one recorded, else the
     /// shipped one.
     pub fn model(&self) -> anyhow::Result<std::borrow::Cow<'static, scoring::improved::Model>> {
@@ -45,6 +80,17 @@ impl ScanInfo {
             Some(json) => std::borrow::Cow::Owned(scoring::improved::Model::from_json(json)?),
             None => std::borrow::Cow::Borrowed(scoring::improved::Model::shipped()),
         })
+    }
+
+    /// What the flagged counts hold: known relationships left out (how
+    /// many), or no verdict consulted.
+    pub fn known_words(&self) -> String {
+        match self.known_not_counted {
+            None => "no verdict consulted".to_owned(),
+            Some(0) => "no known relationship among them".to_owned(),
+            Some(1) => "1 known relationship not counted".to_owned(),
+            Some(n) => format!("{n} known relationships not counted"),
+        }
     }
 }
 
@@ -153,11 +199,13 @@ pub fn write_text(
 ) -> anyhow::Result<()> {
     let p = &result.params;
     write_text_head(&mut out, season, info, result)?;
-    writeln!(out)?;
-    writeln!(out, "How to read this")?;
-    for paragraph in viz::guide::how_to_read(p) {
-        for line in wrap(&paragraph, 76) {
-            writeln!(out, "  {line}")?;
+    if !info.quiet {
+        writeln!(out)?;
+        writeln!(out, "How to read this")?;
+        for paragraph in viz::guide::how_to_read(p) {
+            for line in wrap(&paragraph, 76) {
+                writeln!(out, "  {line}")?;
+            }
         }
     }
     let rows = scoring::both_ways(result, all);
@@ -171,17 +219,27 @@ pub fn write_text(
             if all { "Scored pairs" } else { "Flagged pairs" }
         )?;
         write_pairs_table(&mut out, &rows, result)?;
-        writeln!(
-            out,
-            "  * flagged direction. Times are of the stronger direction, counted in \
-             {}-minute steps.",
-            p.bucket_seconds / 60
-        )?;
-        writeln!(
-            out,
-            "  Evidence of a pair: detect explain --season {} ACCOUNT_A ACCOUNT_B",
-            season.number
-        )?;
+        if !info.quiet {
+            writeln!(
+                out,
+                "  * flagged direction. Times are of the stronger direction, counted in \
+                 {}-minute steps.",
+                p.bucket_seconds / 60
+            )?;
+            if info.no_season {
+                writeln!(
+                    out,
+                    "  Evidence of a pair: ingest these logs, define their season (detect season \
+                     add N), then detect explain --season N ACCOUNT_A ACCOUNT_B"
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "  Evidence of a pair: detect explain --season {} ACCOUNT_A ACCOUNT_B",
+                    season.number
+                )?;
+            }
+        }
     }
     if !result.cliques.is_empty() {
         writeln!(out)?;
@@ -213,8 +271,8 @@ fn write_text_head(
     let s = summary(result);
     writeln!(
         out,
-        "Season {} ({}{})",
-        season.number,
+        "{} ({}{})",
+        info.title(season),
         season_words(season),
         if season.inferred {
             ", inferred from game names"
@@ -244,8 +302,11 @@ fn write_text_head(
     )?;
     writeln!(
         out,
-        "  flagged pairs     {} ({} directions at or above {})",
-        s.flagged_pairs, s.flagged_directed_pairs, p.threshold
+        "  flagged pairs     {} ({} directions at or above {}; {})",
+        s.flagged_pairs,
+        s.flagged_directed_pairs,
+        p.threshold,
+        info.known_words()
     )?;
     writeln!(out, "  cliques           {}", s.cliques)?;
     Ok(())

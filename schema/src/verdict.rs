@@ -107,6 +107,12 @@ pub struct NewVerdict {
     /// strongest pair) when the decision was made: a known relationship
     /// re-opens when its similarity rises clearly above it.
     pub similarity: Option<f64>,
+    /// The decider knows an account may have no stored move of the site
+    /// (`--unseen`): without it a verdict naming such an account is refused.
+    pub unseen: bool,
+    /// The verdict this one corrects: on the same accounts, with a note
+    /// saying why. Both stay in the log; the newer one rules.
+    pub supersedes: Option<i64>,
 }
 
 impl NewVerdict {
@@ -132,6 +138,11 @@ pub struct Verdict {
     pub at: i64,
     pub season: Option<u32>,
     pub similarity: Option<f64>,
+    /// One of its accounts had no stored move of the site when it was
+    /// recorded (the decider said `--unseen`).
+    pub unseen: bool,
+    /// The verdict it corrects, if any.
+    pub supersedes: Option<i64>,
 }
 
 impl Verdict {
@@ -217,6 +228,8 @@ mod tests {
             at: 0,
             season: None,
             similarity: None,
+            unseen: false,
+            supersedes: None,
         };
         assert!(v.covers("a", "c") && v.covers("c", "b"));
         assert!(!v.covers("a", "d") && !v.covers("a", "a"));

@@ -58,7 +58,7 @@ pub struct Cli {
     /// reads and writes one of them (a username means one account within
     /// its site). Not used by purge (every site), user and audit; the
     /// daemon takes each source's `site` instead.
-    #[arg(long, global = true, env = "DETECT_SITE", default_value = store::DEFAULT_SITE, value_parser = parse_site, value_name = "NAME")]
+    #[arg(long, global = true, env = "DETECT_SITE", hide_env_values = true, default_value = store::DEFAULT_SITE, value_parser = parse_site, value_name = "NAME")]
     pub site: String,
 
     /// More log output on standard error (-v info, -vv debug); RUST_LOG
@@ -95,7 +95,10 @@ pub enum Command {
     /// Load move logs (JSON lines, CSV, .gz, or - for stdin) into the store.
     Ingest(IngestArgs),
     /// Define seasons, or list them (defined and inferred from game names).
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  detect season add 7 --games '^4pLeague_S7_'\n  detect season list"
+    )]
     Season(SeasonCommand),
     /// Print the time-bucket records of every account in a candidate pair of a
     /// season, as JSON lines.
@@ -131,28 +134,49 @@ pub enum Command {
     )]
     Man(ManArgs),
     /// Delete raw moves and IP rows older than a cutoff (scans stay).
+    #[command(
+        after_help = "Examples:\n  detect purge --older-than 90d\n  detect purge --before 2015-06-01"
+    )]
     Purge(PurgeArgs),
     /// Copy the store (SQLite) into a new file, consistently, while the
     /// daemon and the web application run.
     Backup(crate::commands::backup::BackupArgs),
     /// Check a store: its integrity, migrations, segmentations and scans;
     /// one sentence per problem, exit 1 when there is any.
+    #[command(
+        after_help = "Examples:\n  detect check\n  detect --db postgres://detect@db/detect check"
+    )]
     Check,
     /// Which accounts moved from an IP address (hashed with the store's key).
-    #[command(subcommand)]
+    #[command(subcommand, after_help = "Example:\n  detect ip lookup 192.0.2.7")]
     Ip(IpCommand),
     /// Serve the moderators' web application on the store.
+    #[command(
+        after_help = "Examples:\n  detect user add ann --role moderator\n  detect serve --listen 127.0.0.1:8080      (behind a TLS reverse proxy)"
+    )]
     Serve(ServeArgs),
     /// Manage who may sign in to `detect serve`.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  detect user add ann --role moderator\n  detect user list\n  detect user remove ann"
+    )]
     User(UserCommand),
     /// Record a verdict on a pair or clique of accounts, or list verdicts.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Examples:\n  detect verdict set u017 u030 --as household --by ann --note 'siblings'\n  detect verdict list --account u017"
+    )]
     Verdict(VerdictCommand),
     /// Print the audit log: sign-ins, evidence viewed, verdicts, IP reveals.
+    #[command(
+        after_help = "Examples:\n  detect audit --since 2026-05-01\n  detect audit --by ann --format json"
+    )]
     Audit(AuditArgs),
     /// Fit improved mode's model on the site's own verdicts.
-    #[command(subcommand)]
+    #[command(
+        subcommand,
+        after_help = "Example:\n  detect model fit --season 7 --out site-model.json"
+    )]
     Model(ModelCommand),
     /// Write a season's segments and IP-day rows as Parquet, partitioned by
     /// a hash of the account (docs/scale-out.md).
@@ -230,6 +254,7 @@ pub enum SeasonCommand {
     )]
     Add(SeasonAddArgs),
     /// List the defined seasons and those inferred from game names.
+    #[command(after_help = "Example:\n  detect season list")]
     List,
 }
 
@@ -470,3 +495,6 @@ fn log_format_parser() -> impl clap::builder::TypedValueParser<Value = crate::lo
             .expect("a possible value is a format's name")
     })
 }
+
+#[cfg(test)]
+mod tests;

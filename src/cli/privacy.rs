@@ -37,6 +37,9 @@ pub fn parse_age(s: &str) -> Result<i64, String> {
 #[derive(Debug, Subcommand)]
 pub enum IpCommand {
     /// List the accounts (and days) that moved from an IP address.
+    #[command(
+        after_help = "Examples:\n  detect ip lookup 192.0.2.7\n  detect ip lookup 2001:db8::7 --actor ann"
+    )]
     Lookup(IpLookupArgs),
 }
 

@@ -43,11 +43,17 @@ pub struct ServeArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum UserCommand {
-    /// Add a user; the password is the first line of standard input.
+    /// Add a user; the password is asked for on a terminal (twice, not
+    /// shown), else read from the first line of standard input.
+    #[command(
+        after_help = "Examples:\n  detect user add ann --role moderator          (asks for the password)\n  printf '%s\\n' \"$PASS\" | detect user add bot --role viewer\n  detect user add ann --role admin --update"
+    )]
     Add(UserAddArgs),
     /// List the users and their roles.
+    #[command(after_help = "Example:\n  detect user list")]
     List,
     /// Remove a user (and end their sessions).
+    #[command(after_help = "Example:\n  detect user remove ann")]
     Remove { name: String },
 }
 
@@ -67,8 +73,14 @@ pub struct UserAddArgs {
 pub enum VerdictCommand {
     /// Record a verdict: two accounts for a pair, more for a whole clique.
     /// A newer verdict supersedes an older one; none is ever deleted.
+    #[command(
+        after_help = "Examples:\n  detect verdict set u017 u030 --as household --by ann --note 'siblings'\n  detect verdict set u014 u019 u011 --as same-person --by ann     (a clique)\n  detect verdict set u017 u030 --as cleared --by bo --supersedes 4 --note 'wrong pair'\n  detect verdict set u017 old_acct --as same-person --by ann --unseen"
+    )]
     Set(VerdictSetArgs),
     /// List verdicts, newest first.
+    #[command(
+        after_help = "Examples:\n  detect verdict list\n  detect verdict list --account u017 --format json"
+    )]
     List(VerdictListArgs),
 }
 
@@ -90,6 +102,14 @@ pub struct VerdictSetArgs {
     /// at decision time [default: the newest scan holding these accounts].
     #[arg(long)]
     pub season: Option<u32>,
+    /// Record it even though an account has no stored move on this site
+    /// (recorded as such); without it such a verdict is refused.
+    #[arg(long)]
+    pub unseen: bool,
+    /// Correct verdict #ID (on the same accounts; --note says why). Both
+    /// stay in the log; the newer one rules.
+    #[arg(long, value_name = "ID", requires = "note")]
+    pub supersedes: Option<i64>,
 }
 
 #[derive(Debug, Args)]

@@ -4,6 +4,14 @@ use crate::cli::IngestArgs;
 use anyhow::Result;
 use app::pipeline::{self, bucket_seconds};
 
+/// An ingest's summary line on standard output, silent with `-q` (the
+/// exit status says it worked; warnings still show).
+fn say(line: impl std::fmt::Display) {
+    if !crate::ui::quiet() {
+        println!("{line}");
+    }
+}
+
 pub async fn run(db: &app::pipeline::Db, args: IngestArgs) -> Result<()> {
     let store = pipeline::open_store(db)
         .await?
@@ -14,7 +22,7 @@ pub async fn run(db: &app::pipeline::Db, args: IngestArgs) -> Result<()> {
     for file in &args.files {
         match pipeline::ingest_file(&store, file, args.skip_bad).await {
             Ok(summary) => {
-                println!("{summary}");
+                say(&summary);
                 nothing_new &= summary.stored == 0;
                 committed.push(format!("{} ({} new moves)", summary.file, summary.stored));
             }
@@ -43,11 +51,11 @@ pub async fn run(db: &app::pipeline::Db, args: IngestArgs) -> Result<()> {
     let current = pipeline::segments_current(&store, bucket, Some(args.reference_order)).await?;
     if nothing_new && current.is_some() {
         if failed.is_none() {
-            println!(
+            say(format!(
                 "store: {} moves, nothing new; its {}-minute segments are current",
                 store.move_count().await?,
                 args.bucket_minutes
-            );
+            ));
         }
         store.close().await;
         return failed.map_or(Ok(()), Err);
@@ -68,14 +76,14 @@ pub async fn run(db: &app::pipeline::Db, args: IngestArgs) -> Result<()> {
         } else {
             String::new()
         };
-        println!(
+        say(format!(
             "store: {} moves, {} accounts, {} segments ({} with stalls), {}-minute buckets{order}{how}",
             cut.rows,
             cut.accounts,
             cut.counts.segments,
             cut.counts.stalled,
             args.bucket_minutes,
-        );
+        ));
     }
     store.close().await;
     match failed {

@@ -66,7 +66,14 @@ pub async fn run_compare(db: &app::pipeline::Db, args: CompareArgs) -> Result<()
     let mut sims = Vec::new();
     for n in [a, b] {
         let season = pipeline::resolve_season(&store, n).await?;
-        let scan = pipeline::current_scan(&store, &season, &params, model.as_ref()).await?;
+        let scan = pipeline::current_scan(
+            &store,
+            &season,
+            &params,
+            model.as_ref(),
+            Some(params.threshold),
+        )
+        .await?;
         sims.push(
             scan.result
                 .pairs

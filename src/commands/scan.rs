@@ -17,18 +17,34 @@ pub async fn run_scan(db: &app::pipeline::Db, args: ScanArgs) -> Result<()> {
     let season = pipeline::resolve_season(&store, args.season).await?;
     let scanned = pipeline::scan(&store, &season, &params, model.as_ref()).await?;
     let scan = &scanned.scan;
-    let s = report::summary(&scan.result);
+    // The counts `report` shows: known relationships set apart.
+    let verdicts = store.verdicts().await?;
+    let reviewed = Reviewed::new(
+        &scan.result,
+        &verdicts,
+        false,
+        scoring::DEFAULT_REOPEN_MARGIN,
+    );
+    let s = report::summary(&reviewed.to_review);
+    let known = reviewed
+        .info(&ScanInfo::new(None, None, None))
+        .known_words();
     // A rescan says what it scored again.
-    let again = scanned.rescan.map_or(String::new(), |r| {
+    let again = scanned.rescan.map_or(" stored".to_owned(), |r| {
         let s = if r.replaced_accounts == 1 { "" } else { "s" };
-        format!(
-            " (a rescan of #{}: {} directed pairs of {} account{s} scored again)",
-            r.base, r.pairs, r.replaced_accounts
-        )
+        if r.nothing_new {
+            " still holds (nothing new: no scan stored)".to_owned()
+        } else {
+            format!(
+                " stored (a rescan of #{}: {} directed pairs of {} account{s} scored again)",
+                r.base, r.pairs, r.replaced_accounts
+            )
+        }
     });
     println!(
-        "season {}: scan #{} stored{again}: {} participants, {} candidate pairs, {} flagged pairs, {} cliques",
-        season.number, scan.id, s.participants, s.candidate_pairs, s.flagged_pairs, s.cliques
+        "season {}: scan #{}{again}: {} participants, {} candidate pairs, {} flagged pairs ({known}), {} cliques; threshold {}",
+        season.number, scan.id, s.participants, s.candidate_pairs, s.flagged_pairs, s.cliques,
+        scan.result.params.threshold
     );
     store.close().await;
     Ok(())
@@ -80,9 +96,9 @@ fn report_from_logs(args: &ReportArgs, params: &ScanParams, show: Show) -> Resul
     bar.finish_and_clear();
     ensure_participants(&season, &result, !segments.accounts.is_empty())?;
     let info = ScanInfo {
-        scan_id: None,
-        created_at: None,
-        model: pipeline::recorded_model(params, model.as_ref()),
+        quiet: crate::ui::quiet(),
+        no_season: args.season.is_none(),
+        ..ScanInfo::new(None, None, pipeline::recorded_model(params, model.as_ref()))
     };
     // Logs read into memory meet no store: no verdicts.
     let reviewed = Reviewed::new(&result, &[], args.all, args.reopen_margin);
@@ -132,7 +148,8 @@ async fn report_from_store(
     let model = args.scan.model()?;
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, number).await?;
-    let scan = pipeline::current_scan(&store, &season, params, model.as_ref()).await?;
+    let scan = pipeline::current_scan(&store, &season, params, model.as_ref(), args.scan.threshold)
+        .await?;
     if scan.result.participants == 0 {
         ensure_participants(&season, &scan.result, store.move_count().await? > 0)?;
     }
@@ -149,9 +166,8 @@ async fn report_from_store(
     };
     store.close().await;
     let info = ScanInfo {
-        scan_id: Some(scan.id),
-        created_at: Some(scan.created_at),
-        model: scan.model.clone(),
+        quiet: crate::ui::quiet(),
+        ..ScanInfo::new(Some(scan.id), Some(scan.created_at), scan.model.clone())
     };
     let parts = pictures.as_ref().map(|(s, p)| (s, p));
     print_report(show, &season, &info, &scan.result, &reviewed, parts)?;
@@ -243,7 +259,14 @@ pub async fn run_explain(db: &app::pipeline::Db, args: ExplainArgs) -> Result<()
     let model = args.scan.model()?;
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
-    let scan = pipeline::current_scan(&store, &season, &params, model.as_ref()).await?;
+    let scan = pipeline::current_scan(
+        &store,
+        &season,
+        &params,
+        model.as_ref(),
+        args.scan.threshold,
+    )
+    .await?;
     let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
     let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
     store.close().await;

@@ -68,9 +68,17 @@ pub async fn run_eval(db: &app::pipeline::Db, args: EvalArgs) -> Result<()> {
     let model = args.scan.model()?;
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
-    let scan = pipeline::current_scan(&store, &season, &params, model.as_ref()).await?;
+    let scan = pipeline::current_scan(
+        &store,
+        &season,
+        &params,
+        model.as_ref(),
+        args.scan.threshold,
+    )
+    .await?;
     store.close().await;
-    let evaluation = sim::evaluate(&scan.result.pairs, &truth, params.threshold);
+    let threshold = scan.result.params.threshold;
+    let evaluation = sim::evaluate(&scan.result.pairs, &truth, threshold);
     match args.format {
         EvalFormat::Json => println!("{}", serde_json::to_string_pretty(&evaluation)?),
         EvalFormat::Text => print!("{evaluation}"),
@@ -113,11 +121,7 @@ pub async fn run_demo(args: DemoArgs) -> Result<()> {
     let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
     let report_dir = dir.join("report");
     let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
-    let info = app::report::ScanInfo {
-        scan_id: Some(scan.id),
-        created_at: Some(scan.created_at),
-        model: scan.model.clone(),
-    };
+    let info = app::report::ScanInfo::new(Some(scan.id), Some(scan.created_at), scan.model.clone());
     // A new store holds no verdicts.
     let reviewed = Reviewed::new(&scan.result, &[], false, DEFAULT_REOPEN_MARGIN);
     let index = app::report::pictures::write_report_dir(

@@ -4,7 +4,7 @@
 use crate::cli::{UserAddArgs, UserCommand};
 use anyhow::{bail, Context, Result};
 use app::pipeline;
-use std::io::BufRead;
+use std::io::{BufRead, IsTerminal};
 
 /// The shortest password accepted.
 pub const MIN_PASSWORD: usize = 8;
@@ -29,20 +29,36 @@ pub async fn run(db: &app::pipeline::Db, cmd: UserCommand) -> Result<()> {
     Ok(())
 }
 
-/// The first line of standard input, without its line end.
-fn password_from_stdin() -> Result<String> {
+/// The new user's password: on a terminal, asked for without echo and
+/// asked again to confirm; else the first line of standard input, without
+/// its line end.
+fn read_password(name: &str) -> Result<String> {
+    if std::io::stdin().is_terminal() {
+        let password = rpassword::prompt_password(format!("Password for {name}: "))
+            .context("cannot read the password from the terminal")?;
+        check_length(&password, "the password")?;
+        let again = rpassword::prompt_password("The same password again: ")
+            .context("cannot read the password from the terminal")?;
+        if again != password {
+            bail!("the two passwords differ: nothing changed");
+        }
+        return Ok(password);
+    }
     let mut line = String::new();
     std::io::stdin()
         .lock()
         .read_line(&mut line)
         .context("cannot read the password from standard input")?;
     let password = line.trim_end_matches(['\r', '\n']).to_owned();
-    if password.chars().count() < MIN_PASSWORD {
-        bail!(
-            "the password (first line of standard input) needs at least {MIN_PASSWORD} characters"
-        );
-    }
+    check_length(&password, "the password (first line of standard input)")?;
     Ok(password)
+}
+
+fn check_length(password: &str, what: &str) -> Result<()> {
+    if password.chars().count() < MIN_PASSWORD {
+        bail!("{what} needs at least {MIN_PASSWORD} characters");
+    }
+    Ok(())
 }
 
 async fn add(store: &store::Store, args: UserAddArgs) -> Result<()> {
@@ -50,7 +66,7 @@ async fn add(store: &store::Store, args: UserAddArgs) -> Result<()> {
     if name.is_empty() {
         bail!("a user needs a name");
     }
-    let password = password_from_stdin()?;
+    let password = read_password(name)?;
     let hash = web::hash_password(&password).map_err(anyhow::Error::msg)?;
     let now = chrono::Utc::now().timestamp();
     if store.add_user(name, args.role, &hash, now).await? {

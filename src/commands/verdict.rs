@@ -30,6 +30,8 @@ async fn set(db: &app::pipeline::Db, args: VerdictSetArgs) -> Result<()> {
         by: args.by,
         season: args.season,
         similarity: None,
+        unseen: args.unseen,
+        supersedes: args.supersedes,
     };
     if v.normalized_accounts().len() < 2 {
         bail!("a verdict needs two different accounts (or more for a clique)");
@@ -50,8 +52,11 @@ async fn set(db: &app::pipeline::Db, args: VerdictSetArgs) -> Result<()> {
         (Some(s), Some(x)) => format!(" (season {s}, similarity {x:.4} now)"),
         _ => " (no scan holds these accounts: it will not re-open by itself)".to_owned(),
     };
+    let corrects = v
+        .supersedes
+        .map_or(String::new(), |old| format!(", superseding #{old}"));
     println!(
-        "verdict #{id}: {} for {}{level}",
+        "verdict #{id}: {} for {}{level}{corrects}",
         v.kind.label(),
         terminal(&v.normalized_accounts().join(", "))
     );
@@ -99,6 +104,15 @@ pub fn write_text(mut out: impl Write, verdicts: &[Verdict]) -> Result<()> {
             (Some(s), Some(x)) => write!(out, "  (season {s}, similarity {x:.4})")?,
             (Some(s), None) => write!(out, "  (season {s})")?,
             _ => {}
+        }
+        if v.unseen {
+            write!(out, "  [recorded with --unseen]")?;
+        }
+        if let Some(old) = v.supersedes {
+            write!(out, "  supersedes #{old}")?;
+        }
+        if let Some(newer) = verdicts.iter().find(|n| n.supersedes == Some(v.id)) {
+            write!(out, "  SUPERSEDED by #{}", newer.id)?;
         }
         writeln!(out)?;
         if !v.note.is_empty() {

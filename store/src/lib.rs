@@ -26,6 +26,7 @@
 //! across scans for the web pages); `sql` holds the batched insert helper
 //! they share.
 
+mod account_names;
 mod alerts;
 mod audit;
 mod crowds;

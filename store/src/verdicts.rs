@@ -17,10 +17,29 @@ pub enum VerdictError {
     NoDecider,
     #[error("an account name is empty")]
     EmptyAccount,
+    #[error(
+        "{} no stored move on this site (a typo?): nothing recorded; --unseen records it anyway",
+        unseen_words(.0)
+    )]
+    Unseen(Vec<String>),
+    #[error("there is no verdict #{0} to supersede")]
+    NoSuchVerdict(i64),
+    #[error("verdict #{0} is on {1}: a verdict superseding it names the same accounts")]
+    OtherAccounts(i64, String),
+    #[error("a verdict superseding another needs a note saying why (--note)")]
+    NoReason,
 }
 
-const COLUMNS: &str =
-    "SELECT v.id, v.kind, v.note, v.decided_by, v.decided_at, v.season, v.similarity FROM verdicts v";
+/// "u03 has" or "u03 and u04 have".
+fn unseen_words(accounts: &[String]) -> String {
+    match accounts {
+        [one] => format!("{one} has"),
+        many => format!("{} have", many.join(" and ")),
+    }
+}
+
+const COLUMNS: &str = "SELECT v.id, v.kind, v.note, v.decided_by, v.decided_at, v.season, \
+     v.similarity, v.unseen, v.supersedes FROM verdicts v";
 
 impl Store {
     /// Records a verdict (accounts sorted and deduplicated) at the current
@@ -36,11 +55,21 @@ impl Store {
         if v.by.trim().is_empty() {
             return Err(VerdictError::NoDecider.into());
         }
+        let corrects_same_accounts = self.check_supersedes(v, &accounts).await?;
+        let mut unseen = Vec::new();
+        for a in &accounts {
+            if !self.account_seen(a).await? {
+                unseen.push(a.clone());
+            }
+        }
+        if !unseen.is_empty() && !v.unseen && !corrects_same_accounts {
+            return Err(VerdictError::Unseen(unseen).into());
+        }
         let at = chrono::Utc::now().timestamp();
         let mut tx = self.pool.begin().await?;
         let id: i64 = sqlx::query(
-            "INSERT INTO verdicts (kind, note, decided_by, decided_at, season, similarity, site) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
+            "INSERT INTO verdicts (kind, note, decided_by, decided_at, season, similarity, site, \
+             unseen, supersedes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
         )
         .bind(v.kind.as_str())
         .bind(v.note.clone())
@@ -49,6 +78,8 @@ impl Store {
         .bind(v.season.map(i64::from))
         .bind(v.similarity)
         .bind(self.site.to_string())
+        .bind(i64::from(!unseen.is_empty()))
+        .bind(v.supersedes)
         .fetch_one(&mut *tx)
         .await?
         .try_get(0)?;
@@ -61,6 +92,31 @@ impl Store {
         }
         tx.commit().await?;
         Ok(id)
+    }
+
+    /// Checks the verdict `v` supersedes, if any: one of the site's, on the
+    /// same `accounts`, and `v` says why. Returns whether it supersedes one.
+    async fn check_supersedes(&self, v: &NewVerdict, accounts: &[String]) -> Result<bool> {
+        let Some(old) = v.supersedes else {
+            return Ok(false);
+        };
+        if v.note.trim().is_empty() {
+            return Err(VerdictError::NoReason.into());
+        }
+        let old_v = self.verdict_by_id(old).await?;
+        let Some(old_v) = old_v else {
+            return Err(VerdictError::NoSuchVerdict(old).into());
+        };
+        if old_v.accounts != accounts {
+            return Err(VerdictError::OtherAccounts(old, old_v.accounts.join(", ")).into());
+        }
+        Ok(true)
+    }
+
+    /// The site's verdict numbered `id`, if any (read among all: a site
+    /// holds few verdicts).
+    pub async fn verdict_by_id(&self, id: i64) -> Result<Option<Verdict>> {
+        Ok(self.verdicts().await?.into_iter().find(|v| v.id == id))
     }
 
     /// The verdicts that speak about both accounts (pair verdicts on them and
@@ -176,6 +232,8 @@ impl Store {
                 at: r.try_get(4)?,
                 season: season.map(|s| s as u32),
                 similarity: r.try_get(6)?,
+                unseen: r.try_get::<i64, _>(7)? != 0,
+                supersedes: r.try_get(8)?,
             });
         }
         let accounts = self.verdict_accounts(filter, args).await?;

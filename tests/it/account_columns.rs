@@ -11,8 +11,19 @@ use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyPool, Row};
 use std::collections::BTreeSet;
 
-/// Undoes migration 0015: the schema of the previous release.
+/// Undoes migrations 0018 (the scan's model), 0017 (the review queue),
+/// 0016 (the verdicts' `unseen` and `supersedes`) and 0015: the schema of
+/// the release before 0015.
 const UNDO_SQLITE: &str = "
+DROP INDEX scan_pairs_by_accounts;
+ALTER TABLE scans DROP COLUMN model;
+DELETE FROM _sqlx_migrations WHERE version = 18;
+DROP TABLE review_flags;
+DROP TABLE review_scans;
+DELETE FROM _sqlx_migrations WHERE version = 17;
+ALTER TABLE verdicts DROP COLUMN unseen;
+ALTER TABLE verdicts DROP COLUMN supersedes;
+DELETE FROM _sqlx_migrations WHERE version = 16;
 ALTER TABLE scan_pairs RENAME COLUMN account_a TO user_a;
 ALTER TABLE scan_pairs RENAME COLUMN account_b TO user_b;
 ALTER TABLE segmentations RENAME COLUMN account_count TO user_count;
@@ -26,6 +37,15 @@ DELETE FROM _sqlx_migrations WHERE version = 15;
 ";
 
 const UNDO_POSTGRES: &str = "
+DROP INDEX scan_pairs_by_accounts;
+ALTER TABLE scans DROP COLUMN model;
+DELETE FROM _sqlx_migrations WHERE version = 18;
+DROP TABLE review_flags;
+DROP TABLE review_scans;
+DELETE FROM _sqlx_migrations WHERE version = 17;
+ALTER TABLE verdicts DROP COLUMN unseen;
+ALTER TABLE verdicts DROP COLUMN supersedes;
+DELETE FROM _sqlx_migrations WHERE version = 16;
 ALTER TABLE scan_pairs RENAME COLUMN account_a TO user_a;
 ALTER TABLE scan_pairs RENAME COLUMN account_b TO user_b;
 ALTER TABLE segmentations RENAME COLUMN account_count TO user_count;

@@ -377,3 +377,40 @@ fn csv_and_json_agree() {
         }
     }
 }
+
+/// `-q` prints only results: ingest says nothing when all went well, and
+/// the text report leaves out its guide and footnotes, not its figures.
+#[test]
+fn quiet_ingest_and_report_print_results_only() {
+    let db = TestDb::new(Backend::Sqlite);
+    let out = db.run(&["-q", "ingest", sample().to_str().unwrap()]);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(stderr(&out), "");
+    let loud = db.ok(&["report", "--season", "1"]);
+    let quiet = db.ok(&["-q", "report", "--season", "1"]);
+    assert!(loud.contains("How to read this") && loud.contains("* flagged direction"));
+    assert!(
+        !quiet.contains("How to read this") && !quiet.contains("* flagged direction"),
+        "{quiet}"
+    );
+    for figure in ["flagged pairs", "Flagged pairs", "Cliques"] {
+        assert!(quiet.contains(figure), "{figure}: {quiet}");
+    }
+}
+
+/// Logs read into memory without `--season` are not titled "Season 0"
+/// (the text report).
+#[test]
+fn a_report_of_logs_without_a_season_is_not_season_0() {
+    let db = TestDb::new(Backend::Sqlite);
+    let log = sample();
+    let text = db.ok(&["report", "--input", log.to_str().unwrap()]);
+    assert!(
+        text.starts_with("Logs read into memory (games ^4pLeague_"),
+        "{text}"
+    );
+    assert!(!text.contains("eason 0"), "{text}");
+    let seventh = db.ok(&["report", "--input", log.to_str().unwrap(), "--season", "1"]);
+    assert!(seventh.starts_with("Season 1 ("), "{seventh}");
+}

@@ -163,3 +163,40 @@ fn pruning_keeps_the_bases_of_the_scans_kept() {
         store.close().await;
     });
 }
+
+/// A scan with nothing new stores no empty rescan: the latest scan still
+/// holds, and says so.
+#[test]
+fn a_scan_with_nothing_new_stores_nothing() {
+    let db = TestDb::new(Backend::Sqlite);
+    let log = golden_dir().join("random/01/input.jsonl");
+    db.ok(&["ingest", log.to_str().unwrap()]);
+    db.ok(&["season", "add", "1", "--games", "^4pLeague_"]);
+    let first = db.ok(&["scan", "--season", "1"]);
+    assert!(first.starts_with("season 1: scan #1 stored:"), "{first}");
+    let again = db.ok(&["scan", "--season", "1"]);
+    assert!(
+        again.starts_with("season 1: scan #1 still holds (nothing new: no scan stored)"),
+        "{again}"
+    );
+    block_on(async {
+        let store = Store::open(&db.url).await.unwrap();
+        assert_eq!(store.scan_count(1).await.unwrap(), 1);
+        store.close().await;
+    });
+    let report = db.ok(&["report", "--season", "1", "--format", "json"]);
+    assert!(report.contains("\"scan_id\": 1"), "{report}");
+}
+
+/// Nothing new but another threshold: a scan is stored (its flags differ).
+#[test]
+fn a_scan_at_another_threshold_is_stored_though_nothing_is_new() {
+    let db = TestDb::new(Backend::Sqlite);
+    let log = golden_dir().join("random/01/input.jsonl");
+    db.ok(&["ingest", log.to_str().unwrap()]);
+    db.ok(&["season", "add", "1", "--games", "^4pLeague_"]);
+    db.ok(&["scan", "--season", "1"]);
+    let other = db.ok(&["scan", "--season", "1", "--threshold", "0.98"]);
+    assert!(other.starts_with("season 1: scan #2 stored"), "{other}");
+    assert!(other.ends_with("threshold 0.98\n"), "{other}");
+}

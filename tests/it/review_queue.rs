@@ -44,6 +44,8 @@ fn verdict(a: &str, b: &str, kind: VerdictKind, level: f64) -> NewVerdict {
         by: "mo".into(),
         season: Some(1),
         similarity: Some(level),
+        unseen: false,
+        supersedes: None,
     }
 }
 

@@ -14,6 +14,9 @@ fn verdict(accounts: &[&str], kind: VerdictKind, by: &str) -> NewVerdict {
         by: by.into(),
         season: Some(7),
         similarity: Some(0.93),
+        // These accounts never moved in this store.
+        unseen: true,
+        supersedes: None,
     }
 }
 
@@ -155,6 +158,101 @@ async fn append_only_in_plain_sql(url: &str, backend: Backend) {
         .collect();
     assert_eq!(kinds, ["suspicious", "household", "cleared"]);
     conn.close().await.ok();
+}
+
+/// A verdict naming an account without a stored move is refused (nothing
+/// stored) unless the decider says `unseen`, and is recorded as such; a
+/// verdict superseding another names the same accounts and says why, and
+/// both rows stay, the newer first.
+async fn unseen_and_superseding(store: &Store) {
+    assert!(store.account_seen("u011").await.unwrap());
+    assert!(!store.account_seen("u03").await.unwrap());
+    let mut typo = verdict(&["u011", "u03"], VerdictKind::SamePerson, "ann");
+    typo.unseen = false;
+    let err = store.add_verdict(&typo).await.unwrap_err();
+    assert!(
+        matches!(&err, StoreError::Verdict(VerdictError::Unseen(a)) if a == &["u03"]),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "u03 has no stored move on this site (a typo?): nothing recorded; --unseen records it anyway"
+    );
+    assert_eq!(store.verdicts().await.unwrap(), [], "nothing stored");
+
+    typo.unseen = true;
+    let first = store.add_verdict(&typo).await.unwrap();
+    let seen = verdict(&["u011", "u018"], VerdictKind::Suspicious, "ann");
+    let other = store.add_verdict(&seen).await.unwrap();
+    let all = store.verdicts().await.unwrap();
+    assert!(all.iter().find(|v| v.id == first).unwrap().unseen);
+    assert!(
+        !all.iter().find(|v| v.id == other).unwrap().unseen,
+        "all seen"
+    );
+
+    let mut fix = verdict(&["u03", "u011"], VerdictKind::Cleared, "bo");
+    (fix.unseen, fix.supersedes, fix.note) = (false, Some(first), String::new());
+    let no_reason = store.add_verdict(&fix).await.unwrap_err();
+    assert!(matches!(
+        no_reason,
+        StoreError::Verdict(VerdictError::NoReason)
+    ));
+    fix.note = "u03 was a typo for u030".into();
+    fix.supersedes = Some(first + 1000);
+    let missing = store.add_verdict(&fix).await.unwrap_err();
+    assert!(matches!(
+        missing,
+        StoreError::Verdict(VerdictError::NoSuchVerdict(_))
+    ));
+    fix.supersedes = Some(other);
+    let elsewhere = store.add_verdict(&fix).await.unwrap_err();
+    assert!(matches!(
+        elsewhere,
+        StoreError::Verdict(VerdictError::OtherAccounts(..))
+    ));
+    assert_eq!(store.verdicts().await.unwrap().len(), 2, "nothing stored");
+
+    fix.supersedes = Some(first);
+    let second = store.add_verdict(&fix).await.unwrap();
+    let pair = store.verdicts_for_pair("u011", "u03").await.unwrap();
+    let ids: Vec<i64> = pair.iter().map(|v| v.id).collect();
+    assert_eq!(ids, [second, first], "both rows stay, the newer first");
+    assert_eq!(pair[0].supersedes, Some(first));
+    assert_eq!(pair[0].by, "bo");
+    assert_eq!(pair[0].note, "u03 was a typo for u030");
+    assert!(pair[0].unseen, "u03 still has no move: recorded as unseen");
+    assert_eq!(pair[0].kind, VerdictKind::Cleared);
+    assert_eq!(pair[1].kind, VerdictKind::SamePerson);
+}
+
+fn unseen_and_superseding_verdicts(backend: Backend) {
+    let db = TestDb::new(backend);
+    let log = golden_dir().join("random/01/input.jsonl");
+    db.ok(&["ingest", log.to_str().unwrap()]);
+    db.ok(&["season", "add", "1", "--games", "^4pLeague_"]);
+    db.ok(&["scan", "--season", "1"]);
+    block_on(async {
+        let store = Store::open(&db.url).await.expect("open");
+        unseen_and_superseding(&store).await;
+        // Names the site has seen, for a search that found none.
+        assert_eq!(store.accounts_like("U011", 10).await.unwrap(), ["u011"]);
+        let like = store.accounts_like("u01", 3).await.unwrap();
+        assert_eq!(like.len(), 3, "{like:?}");
+        assert!(like.iter().all(|n| n.starts_with("u01")), "{like:?}");
+        assert_eq!(store.accounts_like("nobody", 10).await.unwrap(), [""; 0]);
+        store.close().await;
+    });
+}
+
+#[test]
+fn unseen_and_superseding_verdicts_sqlite() {
+    unseen_and_superseding_verdicts(Backend::Sqlite);
+}
+
+#[test]
+fn unseen_and_superseding_verdicts_postgres() {
+    unseen_and_superseding_verdicts(Backend::Postgres);
 }
 
 fn verdicts_and_audit(backend: Backend) {

@@ -398,3 +398,86 @@ fn verdict_list_audit_and_report_formats() {
     let bad = db.run(&["audit", "--since", "yesterday"]);
     assert!(!bad.status.success());
 }
+
+/// `verdict set` naming an account without a move exits 1 with one
+/// sentence and stores nothing; `--unseen` records it, marked; a verdict
+/// `--supersedes` it with a note, and `verdict list` shows both rows.
+#[test]
+fn verdict_on_an_unseen_account_is_refused_and_a_mistake_superseded() {
+    let db = TestDb::new(Backend::Sqlite);
+    let log = golden_dir().join("random/01/input.jsonl");
+    db.ok(&["ingest", log.to_str().unwrap()]);
+    let typo = [
+        "verdict",
+        "set",
+        "u017",
+        "u03",
+        "--as",
+        "same-person",
+        "--by",
+        "ann",
+    ];
+    let out = db.run(&typo);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(
+        err.contains("u03 has no stored move") && err.contains("--unseen"),
+        "{err}"
+    );
+    assert!(db.ok(&["verdict", "list"]).contains("No verdicts."));
+
+    let set = db.ok(&[&typo[..], &["--unseen"]].concat());
+    assert!(set.starts_with("verdict #1: same person"), "{set}");
+    let no_why = db.run(&[
+        "verdict",
+        "set",
+        "u017",
+        "u03",
+        "--as",
+        "cleared",
+        "--by",
+        "bo",
+        "--supersedes",
+        "1",
+    ]);
+    assert_eq!(
+        no_why.status.code(),
+        Some(2),
+        "--supersedes requires --note"
+    );
+    let fix = db.ok(&[
+        "verdict",
+        "set",
+        "u03",
+        "u017",
+        "--as",
+        "cleared",
+        "--by",
+        "bo",
+        "--supersedes",
+        "1",
+        "--note",
+        "u03 was a typo",
+    ]);
+    assert!(
+        fix.contains("verdict #2") && fix.contains("superseding #1"),
+        "{fix}"
+    );
+    let list = db.ok(&["verdict", "list"]);
+    let lines: Vec<&str> = list.lines().filter(|l| l.starts_with('#')).collect();
+    assert_eq!(lines.len(), 2, "{list}");
+    assert!(
+        lines[0].starts_with("#2") && lines[0].contains("supersedes #1"),
+        "{list}"
+    );
+    assert!(
+        lines[1].starts_with("#1") && lines[1].contains("SUPERSEDED by #2"),
+        "{list}"
+    );
+    assert!(lines[1].contains("--unseen"), "{list}");
+    let json: Value =
+        serde_json::from_str(&db.ok(&["verdict", "list", "--format", "json"])).unwrap();
+    assert_eq!(json[0]["supersedes"], 1);
+    assert_eq!(json[1]["unseen"], true);
+}

@@ -8,6 +8,7 @@
 //! every page and the SVG timeline must show them as text.
 
 mod queue;
+mod review;
 mod same_words;
 mod steps;
 

@@ -139,12 +139,25 @@ impl SignedIn {
         if self.user.role >= role {
             Ok(())
         } else {
-            Err(WebError::Forbidden(format!(
-                "Only a {role} or above may {to}; you are signed in as a {}.",
-                self.user.role
-            )))
+            Err(WebError::Forbidden(refusal(role, self.user.role, to)))
         }
     }
+}
+
+/// "a viewer", "an admin".
+fn article(role: Role) -> String {
+    let name = role.as_str();
+    let an = name.starts_with(['a', 'e', 'i', 'o', 'u']);
+    format!("{} {name}", if an { "an" } else { "a" })
+}
+
+/// Why a user signed in as `current` may not do `to`, which needs `role`.
+fn refusal(role: Role, current: Role, to: &str) -> String {
+    format!(
+        "Only {} or above may {to}; you are signed in as {}.",
+        article(role),
+        article(current)
+    )
 }
 
 impl FromRequestParts<AppState> for SignedIn {
@@ -463,5 +476,17 @@ mod tests {
         assert!(!same_secret("abc", "abd"));
         assert!(!same_secret("abc", "ab"));
         assert!(!same_secret("", "a"));
+    }
+
+    #[test]
+    fn refusals_use_a_and_an_as_english_does() {
+        assert_eq!(
+            refusal(Role::Admin, Role::Moderator, "read the audit log"),
+            "Only an admin or above may read the audit log; you are signed in as a moderator."
+        );
+        assert_eq!(
+            refusal(Role::Moderator, Role::Viewer, "record verdicts"),
+            "Only a moderator or above may record verdicts; you are signed in as a viewer."
+        );
     }
 }

@@ -28,11 +28,7 @@ pub fn write_season_report(
     pseudonyms: &IpPseudonyms,
     similarities: Option<&[f64]>,
 ) -> Result<Vec<PathBuf>> {
-    let info = ScanInfo {
-        scan_id: Some(scan.id),
-        created_at: Some(scan.created_at),
-        model: scan.model.clone(),
-    };
+    let info = ScanInfo::new(Some(scan.id), Some(scan.created_at), scan.model.clone());
     let n = season.number;
     let json = dir.join(format!("season-{n}.json"));
     write_atomically(&json, |out| {

@@ -58,17 +58,36 @@ impl Memory {
 /// The flagged directed pairs and cliques of a scan.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Flags {
+    /// Each flagged pair once (names in order), at the larger similarity
+    /// of its flagged directions: a pair is logged once, not per direction.
     pairs: BTreeMap<(String, String), f64>,
     cliques: BTreeSet<Vec<String>>,
+}
+
+/// Flagged directions `(a, b, similarity)` as unordered pairs, each at its
+/// larger similarity.
+fn unordered<'a>(
+    directions: impl Iterator<Item = (&'a str, &'a str, f64)>,
+) -> BTreeMap<(String, String), f64> {
+    let mut pairs: BTreeMap<(String, String), f64> = BTreeMap::new();
+    for (a, b, s) in directions {
+        let key = if a <= b { (a, b) } else { (b, a) };
+        let e = pairs
+            .entry((key.0.to_owned(), key.1.to_owned()))
+            .or_insert(s);
+        *e = e.max(s);
+    }
+    pairs
 }
 
 impl Flags {
     pub fn of(result: &ScanResult) -> Flags {
         Flags {
-            pairs: result
-                .flagged()
-                .map(|p| ((p.account_a.clone(), p.account_b.clone()), p.similarity))
-                .collect(),
+            pairs: unordered(
+                result
+                    .flagged()
+                    .map(|p| (p.account_a.as_str(), p.account_b.as_str(), p.similarity)),
+            ),
             cliques: result.cliques.iter().map(|c| c.members.clone()).collect(),
         }
     }
@@ -81,7 +100,7 @@ impl Flags {
         for ((a, b), s) in &self.pairs {
             if !before.pairs.contains_key(&(a.clone(), b.clone())) {
                 let (a, b) = (t(a), t(b));
-                lines.push(format!("newly flagged: {a} -> {b} {s:.4}"));
+                lines.push(format!("newly flagged: {a} and {b} {s:.4}"));
             }
         }
         for c in &self.cliques {
@@ -93,7 +112,7 @@ impl Flags {
         for ((a, b), s) in &before.pairs {
             if !self.pairs.contains_key(&(a.clone(), b.clone())) {
                 let (a, b) = (t(a), t(b));
-                lines.push(format!("no longer flagged: {a} -> {b} (was {s:.4})"));
+                lines.push(format!("no longer flagged: {a} and {b} (was {s:.4})"));
             }
         }
         lines
@@ -418,10 +437,7 @@ mod tests {
 
     fn flags(pairs: &[(&str, &str, f64)], cliques: &[&[&str]]) -> Flags {
         Flags {
-            pairs: pairs
-                .iter()
-                .map(|&(a, b, s)| ((a.to_owned(), b.to_owned()), s))
-                .collect(),
+            pairs: unordered(pairs.iter().copied()),
             cliques: cliques
                 .iter()
                 .map(|c| c.iter().map(|m| m.to_string()).collect())
@@ -442,12 +458,25 @@ mod tests {
         assert_eq!(
             now.changes_since(&before),
             vec![
-                "newly flagged: a -> e 0.9000",
-                "newly flagged: b -> a 0.9300",
+                "newly flagged: a and e 0.9000",
                 "new clique: a, b, e",
-                "no longer flagged: c -> d (was 0.9100)",
+                "no longer flagged: c and d (was 0.9100)",
             ]
         );
         assert!(now.changes_since(&now).is_empty());
+    }
+
+    #[test]
+    fn a_pair_flagged_both_ways_is_logged_once() {
+        let before = flags(&[], &[]);
+        let now = flags(&[("b", "a", 0.93), ("a", "b", 0.96)], &[]);
+        assert_eq!(
+            now.changes_since(&before),
+            ["newly flagged: a and b 0.9600"]
+        );
+        assert_eq!(
+            before.changes_since(&now),
+            ["no longer flagged: a and b (was 0.9600)"]
+        );
     }
 }

@@ -33,6 +33,9 @@ pub struct Rescanned {
     pub replaced_accounts: usize,
     /// Directed pairs it scored again.
     pub pairs: usize,
+    /// No account's season changed: nothing was stored, and the scan is
+    /// the base itself.
+    pub nothing_new: bool,
 }
 
 /// Scores a season from the store and stores the scan, as a rescan when
@@ -211,6 +214,28 @@ async fn rescan(
     })?;
     let scored = started.elapsed();
     let replaced = again.replaced.len();
+    if replaced == 0 && base.scan.result.params.threshold == params.threshold {
+        // An empty change at the same threshold would only lengthen the
+        // chain: the base holds.
+        bar.finish();
+        tracing::info!(
+            season = season.number,
+            scan = base.scan.id,
+            "nothing new since the latest scan: none stored"
+        );
+        let figures = Rescanned {
+            base: base.scan.id,
+            replaced_accounts: 0,
+            pairs: 0,
+            nothing_new: true,
+        };
+        let scan = StoredScan {
+            result: view,
+            season: season.clone(),
+            ..base.scan
+        };
+        return Ok((scan, figures));
+    }
     let lineage = Lineage {
         digests: again.digests,
         delta: Some(Delta {
@@ -249,6 +274,7 @@ async fn rescan(
         base: base.scan.id,
         replaced_accounts: replaced,
         pairs: stored.pairs.len(),
+        nothing_new: false,
     };
     let scan = StoredScan {
         id,
@@ -263,12 +289,15 @@ async fn rescan(
 
 /// The latest scan of a season if it is current (same moves, same season
 /// definition, same bucket size and mode), else a new scan; every pair
-/// either way. The threshold is applied afresh, since every pair is stored.
+/// either way. `threshold` is the one the caller asked for: applied afresh
+/// (every pair is stored); without one the scan keeps the threshold it was
+/// made at, so every surface shows one flag list per scan.
 pub async fn current_scan(
     store: &Store,
     season: &Season,
     params: &ScanParams,
     model: Option<&Model>,
+    threshold: Option<f64>,
 ) -> Result<StoredScan> {
     let generation = store.moves_generation().await?;
     if let Some(mut latest) = store
@@ -277,7 +306,9 @@ pub async fn current_scan(
     {
         if scan_is_current(&latest, season, params, model, generation) {
             latest.season = season.clone();
-            rethreshold(&mut latest.result, params.threshold);
+            if let Some(t) = threshold {
+                rethreshold(&mut latest.result, t);
+            }
             return Ok(latest);
         }
     }
@@ -290,7 +321,7 @@ pub async fn current_scan(
         .await?
         .expect("just stored");
     latest.season = season.clone();
-    rethreshold(&mut latest.result, params.threshold);
+    rethreshold(&mut latest.result, threshold.unwrap_or(params.threshold));
     Ok(latest)
 }
 

@@ -23,6 +23,25 @@ pub struct Reviewed<'a> {
 }
 
 impl<'a> Reviewed<'a> {
+    /// Known relationships at or above the threshold: flagged by the scan,
+    /// left out of the pairs to review.
+    pub fn known_flagged(&self) -> usize {
+        let t = self.to_review.params.threshold;
+        self.triage
+            .known
+            .iter()
+            .filter(|k| k.pair.max() >= t)
+            .count()
+    }
+
+    /// `info` saying how many known relationships the counts leave out.
+    pub fn info(&self, info: &ScanInfo) -> ScanInfo {
+        ScanInfo {
+            known_not_counted: Some(self.known_flagged()),
+            ..info.clone()
+        }
+    }
+
     pub fn new(result: &'a ScanResult, verdicts: &'a [Verdict], all: bool, margin: f64) -> Self {
         let triage = scoring::triage(result, verdicts, all, margin);
         let to_review = to_review(result, &triage);
@@ -67,7 +86,7 @@ pub fn write_text_reviewed(
     r: &Reviewed,
     all: bool,
 ) -> anyhow::Result<()> {
-    write_text(&mut out, season, info, &r.to_review, all)?;
+    write_text(&mut out, season, &r.info(info), &r.to_review, all)?;
     let with_verdict: Vec<_> = r
         .triage
         .flags
@@ -146,6 +165,8 @@ pub fn write_json_reviewed(
     r: &Reviewed,
     all: bool,
 ) -> anyhow::Result<()> {
+    // The counts say how many known relationships they leave out.
+    let info = &r.info(info);
     let s = |p: Option<&PairScore>| p.map(|p| p.similarity);
     let known_relationships = r
         .triage

@@ -142,6 +142,8 @@ fn verdict(id: i64, at: i64, accounts: &[&str], kind: schema::VerdictKind) -> sc
         at,
         season: Some(1),
         similarity: None,
+        unseen: false,
+        supersedes: None,
     }
 }
 

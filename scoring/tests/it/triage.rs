@@ -40,6 +40,8 @@ fn verdict(id: i64, at: i64, accounts: &[&str], kind: VerdictKind, level: Option
         at,
         season: Some(1),
         similarity: level,
+        unseen: false,
+        supersedes: None,
     }
 }
 

@@ -393,6 +393,8 @@ fn evidence_is_folded_and_verdict_sections_are_in_the_contents() {
         at: 1_700_000_000,
         season: Some(7),
         similarity: Some(0.99),
+        unseen: false,
+        supersedes: None,
     };
     let verdicts = vec![
         verdict(1, "ann", "ben", VerdictKind::Suspicious),

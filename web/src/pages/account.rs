@@ -38,7 +38,14 @@ pub struct AccountPage {
     pub name: String,
     pub links: Vec<LinkRow>,
     pub verdicts: Vec<VerdictRow>,
+    /// No pair names it: whether the site has seen the account at all ...
+    pub seen: bool,
+    /// ... and if not, the names it may have meant.
+    pub suggestions: Vec<AccountLink>,
 }
+
+/// Suggestions shown for an account the site has not seen.
+const SUGGESTIONS: usize = 10;
 
 #[derive(Debug, Deserialize)]
 pub struct SearchQuery {
@@ -138,11 +145,21 @@ pub async fn account(
             .then_with(|| y.season.cmp(&x.season))
             .then_with(|| x.other.name.cmp(&y.other.name))
     });
+    // "No pair" must not read as innocence when the name is a typo.
+    let seen = !links.is_empty() || state.store().account_seen(&name).await?;
+    let suggestions = if seen {
+        Vec::new()
+    } else {
+        let like = state.store().accounts_like(&name, SUGGESTIONS).await?;
+        like.iter().map(|n| AccountLink::of(n)).collect()
+    };
     page(&AccountPage {
         me: me.me(),
         name,
         links,
         verdicts: verdicts.iter().map(VerdictRow::of).collect(),
+        seen,
+        suggestions,
     })
 }
 

@@ -90,6 +90,7 @@ pub struct CliquePage {
     pub overview_svg: String,
     pub timeline_svg: String,
     pub history: Vec<VerdictRow>,
+    pub recorded: Option<String>,
     pub choices: Vec<(&'static str, &'static str)>,
     pub next_season: u32,
     /// `None` when the next season has no scan.
@@ -104,6 +105,9 @@ pub struct CliquePage {
 pub struct CliqueQuery {
     #[serde(default)]
     pub reveal: Option<String>,
+    /// The verdict just recorded, confirmed on the page.
+    #[serde(default)]
+    pub recorded: Option<i64>,
 }
 
 pub async fn clique(
@@ -174,6 +178,7 @@ pub async fn clique(
         overview_svg: drawn.overview,
         timeline_svg: drawn.timeline,
         history: history.iter().map(VerdictRow::of).collect(),
+        recorded: super::recorded_words(&state, q.recorded).await?,
         choices: verdict_choices(),
         next_season: season + 1,
         next,

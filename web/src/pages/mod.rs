@@ -81,6 +81,9 @@ pub async fn reveal(
 
 /// A verdict as a history row shows it.
 pub struct VerdictRow {
+    pub id: i64,
+    /// "supersedes #N", or empty.
+    pub supersedes: String,
     pub kind: &'static str,
     pub known: bool,
     pub accounts: String,
@@ -94,6 +97,10 @@ pub struct VerdictRow {
 impl VerdictRow {
     pub fn of(v: &Verdict) -> VerdictRow {
         VerdictRow {
+            id: v.id,
+            supersedes: v
+                .supersedes
+                .map_or(String::new(), |old| format!("supersedes #{old}")),
             kind: v.kind.label(),
             known: v.kind.is_known_relationship(),
             accounts: v.accounts.join(", "),
@@ -119,6 +126,24 @@ impl AccountLink {
             href: account_href(name),
         }
     }
+}
+
+/// The confirmation of the verdict just recorded (`?recorded=ID`), on the
+/// pair's page or on the next flag's: what it said, on which accounts.
+pub async fn recorded_words(
+    state: &crate::AppState,
+    recorded: Option<i64>,
+) -> Result<Option<String>, crate::WebError> {
+    let Some(id) = recorded else { return Ok(None) };
+    Ok(state.store().verdict_by_id(id).await?.map(|v| {
+        format!(
+            "Verdict #{} recorded: {}, by {}, on {}.",
+            v.id,
+            v.kind.label(),
+            v.by,
+            v.accounts.join(", ")
+        )
+    }))
 }
 
 /// The choices of a verdict form: value and label.

@@ -23,6 +23,9 @@ pub struct PairQuery {
     /// The review queue it was opened from (its filters), for "next".
     #[serde(default)]
     pub queue: Option<String>,
+    /// The verdict just recorded, confirmed on the page.
+    #[serde(default)]
+    pub recorded: Option<i64>,
 }
 
 #[derive(Template)]
@@ -35,6 +38,11 @@ pub struct PairPage {
     pub ab: String,
     pub ba: String,
     pub flagged: bool,
+    /// The scan's threshold, as the season page shows it.
+    pub threshold: f64,
+    /// The verdict in force on the pair, if any: shown instead of "Flagged".
+    pub judged: Option<VerdictRow>,
+    pub recorded: Option<String>,
     pub evidence: String,
     pub clique: Option<(usize, String)>,
     pub timeline_svg: String,
@@ -150,6 +158,9 @@ pub async fn pair(
         ab: shown(ab),
         ba: shown(ba),
         flagged: [ab, ba].iter().flatten().any(|p| p.similarity >= t),
+        threshold: t,
+        judged: history.first().map(VerdictRow::of),
+        recorded: super::recorded_words(&state, q.recorded).await?,
         evidence,
         clique: clique.map(|k| (k + 1, clique_href(number, k + 1))),
         timeline_svg,

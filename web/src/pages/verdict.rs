@@ -27,6 +27,8 @@ pub struct VerdictForm {
     pub b: Option<String>,
     /// ... or a clique of the season's latest scan (1-based).
     pub clique: Option<usize>,
+    /// No default: a form sent without a choice is refused.
+    #[serde(default)]
     pub kind: String,
     #[serde(default)]
     pub note: String,
@@ -43,6 +45,11 @@ pub async fn record(
 ) -> Result<Redirect, WebError> {
     me.check_csrf(&form.csrf)?;
     me.require(Role::Moderator, "record verdicts")?;
+    if form.kind.trim().is_empty() {
+        return Err(WebError::BadRequest(
+            "Choose a verdict: there is no default.".to_owned(),
+        ));
+    }
     let kind: VerdictKind = form
         .kind
         .parse()
@@ -93,7 +100,7 @@ pub async fn record(
         }
         _ => back,
     };
-    state
+    let id = state
         .store()
         .add_verdict(&NewVerdict {
             accounts: accounts.clone(),
@@ -102,6 +109,8 @@ pub async fn record(
             by: me.user.name.clone(),
             season: Some(form.season),
             similarity,
+            unseen: false,
+            supersedes: None,
         })
         .await?;
     state
@@ -112,5 +121,7 @@ pub async fn record(
             &format!("{} on {}", kind.as_str(), accounts.join(", ")),
         )
         .await?;
-    Ok(Redirect::to(&back))
+    // The page confirms the verdict it finds in its history under this id.
+    let sep = if back.contains('?') { '&' } else { '?' };
+    Ok(Redirect::to(&format!("{back}{sep}recorded={id}")))
 }

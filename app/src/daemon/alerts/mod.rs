@@ -194,6 +194,8 @@ mod tests {
             at: id,
             season: Some(7),
             similarity: Some(0.9),
+            unseen: false,
+            supersedes: None,
         }
     }
 
