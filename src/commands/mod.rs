@@ -18,3 +18,21 @@ pub mod serve;
 pub mod simulate;
 pub mod user;
 pub mod verdict;
+
+use anyhow::Result;
+
+/// Season `number` and its current scan as `opts` ask for it (scanned
+/// first when no stored scan holds), at the threshold `--threshold` asks
+/// for, else the scan's own.
+pub(crate) async fn season_scan(
+    store: &store::Store,
+    number: u32,
+    opts: &crate::cli::ScanOptions,
+) -> Result<(schema::Season, store::StoredScan)> {
+    let params = opts.params()?;
+    let model = opts.model()?;
+    let season = app::pipeline::resolve_season(store, number).await?;
+    let scan = app::pipeline::current_scan(store, &season, &params, model.as_ref(), opts.threshold)
+        .await?;
+    Ok((season, scan))
+}

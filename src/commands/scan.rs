@@ -145,11 +145,8 @@ async fn report_from_store(
     show: Show,
 ) -> Result<usize> {
     let number = args.season.expect("clap requires --season without --input");
-    let model = args.scan.model()?;
     let store = pipeline::open_store(db).await?;
-    let season = pipeline::resolve_season(&store, number).await?;
-    let scan = pipeline::current_scan(&store, &season, params, model.as_ref(), args.scan.threshold)
-        .await?;
+    let (season, scan) = super::season_scan(&store, number, &args.scan).await?;
     if scan.result.participants == 0 {
         ensure_participants(&season, &scan.result, store.move_count().await? > 0)?;
     }
@@ -256,17 +253,8 @@ fn print_report(
 
 pub async fn run_explain(db: &app::pipeline::Db, args: ExplainArgs) -> Result<()> {
     let params = args.scan.params()?;
-    let model = args.scan.model()?;
     let store = pipeline::open_store(db).await?;
-    let season = pipeline::resolve_season(&store, args.season).await?;
-    let scan = pipeline::current_scan(
-        &store,
-        &season,
-        &params,
-        model.as_ref(),
-        args.scan.threshold,
-    )
-    .await?;
+    let (season, scan) = super::season_scan(&store, args.season, &args.scan).await?;
     let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
     let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
     store.close().await;

@@ -64,18 +64,8 @@ fn read_truth(path: &Path) -> Result<sim::Truth> {
 
 pub async fn run_eval(db: &app::pipeline::Db, args: EvalArgs) -> Result<()> {
     let truth = read_truth(&args.truth)?;
-    let params = args.scan.params()?;
-    let model = args.scan.model()?;
     let store = pipeline::open_store(db).await?;
-    let season = pipeline::resolve_season(&store, args.season).await?;
-    let scan = pipeline::current_scan(
-        &store,
-        &season,
-        &params,
-        model.as_ref(),
-        args.scan.threshold,
-    )
-    .await?;
+    let (_, scan) = super::season_scan(&store, args.season, &args.scan).await?;
     store.close().await;
     let threshold = scan.result.params.threshold;
     let evaluation = sim::evaluate(&scan.result.pairs, &truth, threshold);

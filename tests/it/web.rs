@@ -149,38 +149,39 @@ async fn browser(driver: &str, profile: &std::path::Path) -> Client {
         .expect("a WebDriver session with headless Chromium")
 }
 
+/// Types `text` into the element with id `id`.
+async fn fill(c: &Client, id: &str, text: &str) {
+    let field = c.find(Locator::Id(id)).await;
+    let field = field.unwrap_or_else(|e| panic!("no #{id} on the page: {e}"));
+    field.send_keys(text).await.unwrap();
+}
+
+/// Clicks the element with id `id`.
+async fn click(c: &Client, id: &str) {
+    let button = c.find(Locator::Id(id)).await;
+    let button = button.unwrap_or_else(|e| panic!("no #{id} on the page: {e}"));
+    button.click().await.unwrap();
+}
+
+/// Chooses `value` in the `<select>` with id `id`.
+async fn choose(c: &Client, id: &str, value: &str) {
+    let select = c.find(Locator::Id(id)).await;
+    let select = select.unwrap_or_else(|e| panic!("no #{id} on the page: {e}"));
+    select.select_by_value(value).await.unwrap();
+}
+
 async fn sign_in(c: &Client, base: &str, name: &str, password: &str) {
     c.goto(&format!("{base}/")).await.unwrap();
     assert!(c.current_url().await.unwrap().path().ends_with("/login"));
-    c.find(Locator::Id("name"))
-        .await
-        .unwrap()
-        .send_keys(name)
-        .await
-        .unwrap();
-    c.find(Locator::Id("password"))
-        .await
-        .unwrap()
-        .send_keys(password)
-        .await
-        .unwrap();
-    c.find(Locator::Id("sign-in"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    fill(c, "name", name).await;
+    fill(c, "password", password).await;
+    click(c, "sign-in").await;
     c.wait().for_element(Locator::Id("sign-out")).await.unwrap();
 }
 
 async fn sign_out(c: &Client, base: &str) {
     c.goto(&format!("{base}/")).await.unwrap();
-    c.find(Locator::Id("sign-out"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(c, "sign-out").await;
     c.wait().for_element(Locator::Id("sign-in")).await.unwrap();
 }
 

@@ -9,7 +9,7 @@ use crate::{Result, Store};
 use rustc_hash::FxHashMap;
 use schema::verdict::Verdict;
 use schema::Clique;
-use sqlx::Row;
+use sqlx::{Any, Row, Transaction};
 
 impl Store {
     /// Brings the queue's rows up to date with each season's latest scan and
@@ -60,15 +60,7 @@ impl Store {
         }
         for season in gone {
             let mut tx = self.begin_write().await?;
-            for table in ["review_flags", "review_scans"] {
-                sqlx::query(&format!(
-                    "DELETE FROM {table} WHERE site = $1 AND season = $2"
-                ))
-                .bind(site.clone())
-                .bind(season)
-                .execute(&mut *tx)
-                .await?;
-            }
+            forget_season(&mut tx, &site, season).await?;
             tx.commit().await?;
         }
         Ok(())
@@ -95,15 +87,7 @@ impl Store {
         let rows = flag_rows(&pairs, &cliques, current);
         let site = self.site.to_string();
         let mut tx = self.begin_write().await?;
-        for table in ["review_flags", "review_scans"] {
-            sqlx::query(&format!(
-                "DELETE FROM {table} WHERE site = $1 AND season = $2"
-            ))
-            .bind(site.clone())
-            .bind(season)
-            .execute(&mut *tx)
-            .await?;
-        }
+        forget_season(&mut tx, &site, season).await?;
         insert_rows(
             self.backend,
             &mut tx,
@@ -267,4 +251,18 @@ fn current_verdicts(verdicts: &[Verdict]) -> FxHashMap<(String, String), Current
         }
     }
     out.into_iter().map(|(k, (_, _, c))| (k, c)).collect()
+}
+
+/// Deletes a season's queue rows and its mark, in `tx`.
+async fn forget_season(tx: &mut Transaction<'_, Any>, site: &str, season: i64) -> Result<()> {
+    for table in ["review_flags", "review_scans"] {
+        sqlx::query(&format!(
+            "DELETE FROM {table} WHERE site = $1 AND season = $2"
+        ))
+        .bind(site.to_owned())
+        .bind(season)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
 }

@@ -60,12 +60,7 @@ async fn goto_and_wait(c: &Client, url: &str, id: &str) {
 /// keyboard; filters narrow it. Returns the whole list.
 async fn queue_order_filters_pages(c: &Client, base: &str) -> Vec<(String, String, f64)> {
     c.goto(&format!("{base}/")).await.unwrap();
-    c.find(Locator::Id("nav-queue"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(c, "nav-queue").await;
     c.wait().for_element(Locator::Id("urgency")).await.unwrap();
     let all = rows(c).await;
     assert_eq!(all.len(), 7, "the sample season's 7 flagged pairs: {all:?}");
@@ -111,18 +106,8 @@ async fn queue_order_filters_pages(c: &Client, base: &str) -> Vec<(String, Strin
     // Filters, in the form.
     let cut = all[3].2;
     goto_and_wait(c, &format!("{base}/queue"), "queue-filters").await;
-    c.find(Locator::Id("filter-score"))
-        .await
-        .unwrap()
-        .send_keys(&format!("{cut}"))
-        .await
-        .unwrap();
-    c.find(Locator::Id("filter-apply"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    fill(c, "filter-score", &format!("{cut}")).await;
+    click(c, "filter-apply").await;
     c.wait()
         .for_element(Locator::Id("queue-count"))
         .await
@@ -187,24 +172,9 @@ async fn next_after_a_verdict(
     let here = c.current_url().await.unwrap();
     assert_eq!(pair_of(here.as_str()), pair_of(&all[1].0), "{here}");
     assert_clean_but_keys(c, ips).await;
-    c.find(Locator::Id("verdict-kind"))
-        .await
-        .unwrap()
-        .select_by_value("suspicious")
-        .await
-        .unwrap();
-    c.find(Locator::Id("verdict-note"))
-        .await
-        .unwrap()
-        .send_keys("same hours as the other")
-        .await
-        .unwrap();
-    c.find(Locator::Id("record-verdict"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    choose(c, "verdict-kind", "suspicious").await;
+    fill(c, "verdict-note", "same hours as the other").await;
+    click(c, "record-verdict").await;
     wait_for_pair(c, &all[2].0).await;
     let url = c.current_url().await.unwrap();
     assert!(

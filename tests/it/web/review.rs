@@ -67,12 +67,7 @@ async fn no_default_verdict(c: &Client, pair_url: &str) {
     c.goto(pair_url).await.unwrap();
     let select = c.find(Locator::Id("verdict-kind")).await.unwrap();
     assert_eq!(select.prop("value").await.unwrap().as_deref(), Some(""));
-    c.find(Locator::Id("record-verdict"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(c, "record-verdict").await;
     let missing = c
         .execute(
             "return document.getElementById('verdict-kind').validity.valueMissing",
@@ -114,18 +109,8 @@ async fn verdict_confirmed_and_shown(c: &Client, pair_url: &str) {
         status.starts_with("Flagged: at or above the threshold 0.98"),
         "{status}"
     );
-    c.find(Locator::Id("verdict-kind"))
-        .await
-        .unwrap()
-        .select_by_value("household")
-        .await
-        .unwrap();
-    c.find(Locator::Id("record-verdict"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    choose(c, "verdict-kind", "household").await;
+    click(c, "record-verdict").await;
     c.wait().for_element(Locator::Id("recorded")).await.unwrap();
     let recorded = text_of(c, "#recorded").await;
     assert!(

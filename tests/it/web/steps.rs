@@ -147,24 +147,9 @@ pub async fn screenshot_if_asked(c: &Client, base: &str, clique_url: &Url) {
 
 /// A household verdict on the whole clique, then seen in its pair's history.
 pub async fn record_household_verdict(c: &Client, ips: &[String]) {
-    c.find(Locator::Id("verdict-kind"))
-        .await
-        .unwrap()
-        .select_by_value("household")
-        .await
-        .unwrap();
-    c.find(Locator::Id("verdict-note"))
-        .await
-        .unwrap()
-        .send_keys("siblings <i>& co</i>")
-        .await
-        .unwrap();
-    c.find(Locator::Id("record-verdict"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    choose(c, "verdict-kind", "household").await;
+    fill(c, "verdict-note", "siblings <i>& co</i>").await;
+    click(c, "record-verdict").await;
     c.wait().for_element(Locator::Id("verdicts")).await.unwrap();
     c.find(Locator::Css("#clique-pairs a.evidence-link"))
         .await
@@ -311,24 +296,9 @@ pub async fn hostile_next_stays_on_the_site(c: &Client, base: &str) {
     c.goto(&format!("{base}/login?next=/%09/evil.example/phish"))
         .await
         .unwrap();
-    c.find(Locator::Id("name"))
-        .await
-        .unwrap()
-        .send_keys("mo")
-        .await
-        .unwrap();
-    c.find(Locator::Id("password"))
-        .await
-        .unwrap()
-        .send_keys("moderator-pass")
-        .await
-        .unwrap();
-    c.find(Locator::Id("sign-in"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    fill(c, "name", "mo").await;
+    fill(c, "password", "moderator-pass").await;
+    click(c, "sign-in").await;
     c.wait().for_element(Locator::Id("sign-out")).await.unwrap();
     let url = c.current_url().await.unwrap();
     assert_eq!(url.host_str(), Some("127.0.0.1"), "{url}");
