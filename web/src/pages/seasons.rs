@@ -152,8 +152,7 @@ pub async fn season(
         me: me.me(),
         number,
         scanned: scanned(&scan),
-        meaning: (result.params.mode == schema::Mode::Improved)
-            .then(|| scoring::improved::score_words(scoring::improved::Model::shipped())),
+        meaning: (result.params.mode == schema::Mode::Improved).then(|| scan_model_words(&scan)),
         threshold: t,
         participants: result.participants,
         candidate_pairs: result.candidate_pairs,
@@ -161,4 +160,18 @@ pub async fn season(
         known,
         cliques,
     })
+}
+
+/// What an improved scan's similarities mean, by the model it recorded
+/// (its name and how it was measured or fitted); the shipped model's for
+/// a scan stored before models were recorded.
+fn scan_model_words(scan: &store::StoredScan) -> String {
+    let recorded = scan
+        .model
+        .as_deref()
+        .and_then(|json| scoring::improved::Model::from_json(json).ok());
+    let model = recorded
+        .as_ref()
+        .unwrap_or(scoring::improved::Model::shipped());
+    scoring::improved::score_words(model)
 }

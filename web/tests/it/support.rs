@@ -134,6 +134,22 @@ pub async fn sign_in(
         .unwrap()
 }
 
+/// Signs `mo` in; returns the session cookie (`detect_session=...`).
+pub async fn session(c: &reqwest::Client, app: &App) -> String {
+    let signed_in = sign_in(c, app, "mo", PASSWORD, "/", HeaderMap::new()).await;
+    signed_in
+        .headers()
+        .get_all(SET_COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("detect_session="))
+        .expect("a session cookie")
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned()
+}
+
 pub fn location(r: &reqwest::Response) -> String {
     r.headers()
         .get(LOCATION)

@@ -1,0 +1,60 @@
+//! The season page says which model scored an improved scan and how that
+//! model was measured or fitted: the one the scan recorded, not the one
+//! this build ships.
+
+use crate::support::*;
+use reqwest::header::COOKIE;
+use schema::{Mode, ScanParams, ScanResult, Season};
+use scoring::improved::Model;
+
+/// The shipped model under another name, as `detect model fit` would
+/// write a site's.
+fn site_model() -> String {
+    let mut m: serde_json::Value = serde_json::from_str(&Model::shipped().to_json()).unwrap();
+    m["name"] = "site model 7".into();
+    m.to_string()
+}
+
+async fn season_page(app: &App, model: Option<&str>) -> String {
+    let result = ScanResult {
+        params: ScanParams {
+            mode: Mode::Improved,
+            ..ScanParams::default()
+        },
+        participants: 0,
+        candidate_pairs: 0,
+        pairs: Vec::new(),
+        cliques: Vec::new(),
+        crowded: Vec::new(),
+    };
+    let season = Season::inferred(1);
+    app.store
+        .save_scan(&season, &result, 0, 0, None, model)
+        .await
+        .unwrap();
+    let c = client();
+    let session = session(&c, app).await;
+    let r = c
+        .get(app.url("/season/1"))
+        .header(COOKIE, session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.text().await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_season_page_names_the_model_its_scan_recorded() {
+    let app = App::start(web::Options::default()).await;
+    let page = season_page(&app, Some(&site_model())).await;
+    assert!(page.contains("probability (site model 7)"), "{page}");
+    assert!(!page.contains(Model::shipped().name()), "{page}");
+    // A scan stored before models were recorded: the shipped one's words.
+    let app = App::start(web::Options::default()).await;
+    let page = season_page(&app, None).await;
+    assert!(
+        page.contains(&format!("probability ({})", Model::shipped().name())),
+        "{page}"
+    );
+}
