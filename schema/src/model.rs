@@ -302,7 +302,8 @@ pub enum Mode {
     #[default]
     Reference,
     /// The published score plus the evidence of how people use their
-    /// addresses, combined into a calibrated probability of one person.
+    /// addresses, combined by a model into a score of one person: a
+    /// ranking and a reason to look, not a calibrated probability.
     Improved,
 }
 
