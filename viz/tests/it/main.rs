@@ -6,6 +6,8 @@ mod common;
 mod charts;
 mod escaping;
 mod golden;
+mod highlights;
+mod overview;
 mod render;
 mod report;
 mod timeline;

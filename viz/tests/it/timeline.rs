@@ -4,11 +4,15 @@ use crate::common::*;
 use detect_viz as viz;
 use viz::{timeline, TimelineOptions};
 
-fn render(segments: &schema::Segments, accounts: &[&str], opts: &TimelineOptions) -> String {
+pub(crate) fn render(
+    segments: &schema::Segments,
+    accounts: &[&str],
+    opts: &TimelineOptions,
+) -> String {
     timeline(segments, accounts, opts).to_string()
 }
 
-fn opts() -> TimelineOptions {
+pub(crate) fn opts() -> TimelineOptions {
     TimelineOptions {
         title: "clique 1".to_owned(),
         ..Default::default()
@@ -406,25 +410,6 @@ fn accounts_get_distinct_shapes_and_colours() {
     }
 }
 
-/// The buckets given as highlights get a star with the note as tooltip.
-#[test]
-fn highlights_mark_the_strongest_buckets() {
-    let o = TimelineOptions {
-        highlights: vec![viz::Highlight {
-            bucket: T0 + 2 * HOUR,
-            note: "+22 for alice \u{2192} bob".to_owned(),
-        }],
-        ..opts()
-    };
-    let svg = render(&small(), &["alice", "bob"], &o);
-    let doc = parse(&svg);
-    let stars: Vec<String> = with_class(&doc, "highlight")
-        .map(|n| tooltip(n).expect("tooltip"))
-        .collect();
-    assert_eq!(stars, ["2015-05-03 02:00 UTC: +22 for alice \u{2192} bob"]);
-    assert_eq!(with_class(&doc, "highlight-band").count(), 1);
-}
-
 /// Given the season's pseudonyms, columns and marks use them, not numbers
 /// of their own.
 #[test]
@@ -454,38 +439,6 @@ fn stored_pseudonyms_name_the_columns() {
         .is_some_and(|ip| ip.starts_with("IP-4"))));
 }
 
-/// The overview: one row per account, a cell per day played, with a
-/// tooltip naming the IPs by pseudonym.
-#[test]
-fn overview_has_a_row_per_account_and_a_cell_per_day() {
-    let s = small();
-    let o = TimelineOptions {
-        pseudonyms: Some(schema::IpPseudonyms::numbered_in_order(
-            &schema::pseudonym::first_seen(&s, None, None),
-        )),
-        ..opts()
-    };
-    let svg = viz::overview(&s, &["bob", "alice", "carol"], &o).to_string();
-    let doc = parse(&svg);
-    let accounts: Vec<&str> = with_class(&doc, "account")
-        .filter_map(|n| n.text().map(str::trim))
-        .collect();
-    assert_eq!(accounts, ["alice", "bob", "carol"]);
-    let cells: Vec<roxmltree::Node> = with_class(&doc, "day").collect();
-    assert!(!cells.is_empty());
-    for c in &cells {
-        let tip = tooltip(*c).expect("tooltip");
-        assert!(
-            tip.starts_with(c.attribute("data-account").unwrap()),
-            "{tip}"
-        );
-        assert!(!tip.contains("1.1.1.1"), "{tip}");
-    }
-    assert!(cells
-        .iter()
-        .any(|c| tooltip(*c).unwrap().contains("from IP-1")));
-}
-
 #[test]
 fn nothing_to_draw_still_gives_a_valid_picture() {
     let svg = render(&schema::Segments::new(1800), &["ghost"], &opts());
@@ -503,23 +456,4 @@ fn output_is_deterministic_and_independent_of_account_order() {
     names.reverse();
     let b = render(&s, &names, &opts());
     assert_eq!(a, b);
-}
-
-/// The key promises a star and band only on a picture that draws them.
-#[test]
-fn the_key_promises_stars_only_where_they_are_drawn() {
-    let s = small();
-    let plain = render(&s, &["alice", "bob"], &opts());
-    assert!(!plain.contains("weighed most"), "{plain}");
-    assert_eq!(with_class(&parse(&plain), "highlight").count(), 0);
-    let marked = TimelineOptions {
-        highlights: vec![viz::Highlight {
-            bucket: T0 + 2 * HOUR,
-            note: "+12 for alice \u{2192} bob: both moved from the same IP".to_owned(),
-        }],
-        ..opts()
-    };
-    let starred = render(&s, &["alice", "bob"], &marked);
-    assert!(starred.contains("weighed most"));
-    assert_eq!(with_class(&parse(&starred), "highlight").count(), 1);
 }
