@@ -105,6 +105,8 @@ pub fn listed(result: &ScanResult, all: bool) -> Vec<&PairScore> {
 
 #[derive(Serialize)]
 pub(crate) struct JsonReport<'a> {
+    /// "Season 7", or "Logs read into memory" ([`ScanInfo::title`]).
+    title: String,
     season: &'a Season,
     scan: &'a ScanInfo,
     params: &'a schema::ScanParams,
@@ -158,6 +160,7 @@ pub(crate) fn json_report<'a>(
 ) -> JsonReport<'a> {
     let t = result.params.threshold;
     JsonReport {
+        title: info.title(season),
         season,
         scan: info,
         params: &result.params,

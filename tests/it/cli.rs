@@ -414,3 +414,41 @@ fn a_report_of_logs_without_a_season_is_not_season_0() {
     let seventh = db.ok(&["report", "--input", log.to_str().unwrap(), "--season", "1"]);
     assert!(seventh.starts_with("Season 1 ("), "{seventh}");
 }
+
+/// Nor are the HTML and JSON reports of such logs: the page's title, its
+/// pictures and the evidence of its pairs name no season 0, and `--season
+/// 3` titles them Season 3.
+#[test]
+fn html_and_json_reports_of_logs_without_a_season_are_not_season_0() {
+    let db = TestDb::new(Backend::Sqlite);
+    let log = sample();
+    let log = log.to_str().unwrap();
+    let html = db.ok(&["report", "--input", log, "--format", "html"]);
+    assert!(html.contains("<title>detect: Logs read into memory</title>"));
+    assert!(
+        html.contains("<pre class=\"evidence\">"),
+        "no evidence drawn"
+    );
+    assert!(!html.to_lowercase().contains("season 0"));
+    let json = db.ok(&["report", "--input", log, "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["title"], "Logs read into memory");
+    assert!(!json.to_lowercase().contains("season 0"));
+    let third = [
+        "report",
+        "--input",
+        log,
+        "--season",
+        "3",
+        "--games",
+        "^4pLeague_",
+    ];
+    let html = db.ok(&[&third[..], &["--format", "html"]].concat());
+    assert!(html.contains("<title>detect: Season 3</title>"));
+    assert!(html.contains("Season 3, clique 1: ") && html.contains(", season 3 ("));
+    let json = db.ok(&[&third[..], &["--format", "json"]].concat());
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&json).unwrap()["title"],
+        "Season 3"
+    );
+}

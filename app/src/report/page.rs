@@ -50,8 +50,8 @@ pub fn report_page<'a>(
         None => (Vec::new(), None),
     };
     viz::ReportPage {
-        title: format!("detect: season {}", src.season.number),
-        season: src.season.number,
+        title: format!("detect: {}", src.info.title(src.season)),
+        season: (!src.info.no_season).then_some(src.season.number),
         result: &src.reviewed.to_review,
         clique_svgs,
         clique_pictures: parts.pictures,
@@ -114,6 +114,8 @@ pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<Page
     let (season, segments, pseudonyms) = (src.season, src.segments, src.pseudonyms);
     let show_ips = src.show_ips;
     let result: &ScanResult = &src.reviewed.to_review;
+    // "Season 7", or "Logs read into memory" (never "Season 0").
+    let what = src.info.title(season);
     let mut pictures = Vec::new();
     let mut keys = Vec::new();
     let mut kept_any = Vec::new();
@@ -123,12 +125,7 @@ pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<Page
             show_ips,
             from: season.from,
             to: season.to,
-            title: format!(
-                "Season {}, clique {}: {}",
-                season.number,
-                k + 1,
-                clique.members.join(", ")
-            ),
+            title: format!("{what}, clique {}: {}", k + 1, clique.members.join(", ")),
             pseudonyms: Some(pseudonyms.clone()),
             highlights: viz::timeline::strongest_buckets(result, &members),
         };
@@ -148,10 +145,7 @@ pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<Page
     let distribution = viz::distribution(
         &sims,
         result.params.threshold,
-        &format!(
-            "Season {}: similarity of every directed pair",
-            season.number
-        ),
+        &format!("{what}: similarity of every directed pair"),
     )
     .to_string();
     let mut evidence = BTreeMap::new();
@@ -166,6 +160,11 @@ pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<Page
             show_ips,
             pseudonyms,
         )?;
+        let text = if src.info.no_season {
+            without_season(text, season)
+        } else {
+            text
+        };
         evidence.insert((row.a.to_owned(), row.b.to_owned()), text);
     }
     Ok(PageParts {
@@ -175,4 +174,11 @@ pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<Page
         distribution,
         evidence,
     })
+}
+
+/// The evidence of a pair read from logs without a season: its first line
+/// names no season ("ann and ben (reference mode, ...)"), as the page's
+/// title does not.
+fn without_season(text: String, season: &Season) -> String {
+    text.replacen(&format!(", season {} (", season.number), " (", 1)
 }

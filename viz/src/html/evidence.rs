@@ -40,16 +40,22 @@ pub(super) fn evidence(h: &mut String, page: &ReportPage, rows: &[BothWays]) {
             Some(text) => {
                 let _ = writeln!(h, "<pre class=\"evidence\">{}</pre>", esc(text));
             }
-            None => {
-                let _ = writeln!(
-                    h,
-                    "<p class=\"note\">Run <code>detect explain --season {} {} {}</code> for \
-                     the buckets behind this score.</p>",
-                    page.season,
-                    esc(row.a),
-                    esc(row.b)
-                );
-            }
+            None => match page.season {
+                Some(n) => {
+                    let _ = writeln!(
+                        h,
+                        "<p class=\"note\">Run <code>detect explain --season {n} {} {}</code> \
+                         for the buckets behind this score.</p>",
+                        esc(row.a),
+                        esc(row.b)
+                    );
+                }
+                None => h.push_str(
+                    "<p class=\"note\">For the buckets behind this score: ingest these logs, \
+                     define their season (<code>detect season add N</code>), then run \
+                     <code>detect explain --season N ACCOUNT_A ACCOUNT_B</code>.</p>\n",
+                ),
+            },
         }
         h.push_str("<p><a class=\"back\" href=\"#pairs\">Back to the pairs</a></p>\n</details>\n");
     }

@@ -40,7 +40,9 @@ pub struct CliquePictures {
 #[derive(Debug, Clone)]
 pub struct ReportPage<'a> {
     pub title: String,
-    pub season: u32,
+    /// The season's number; `None` for logs read into memory without one
+    /// (the page is then titled by `title` alone, never "Season 0").
+    pub season: Option<u32>,
     pub result: &'a ScanResult,
     /// File names (relative links) of the clique timelines, e.g.
     /// `clique-1.svg`, index-aligned with `result.cliques`, offered as "open
@@ -125,13 +127,16 @@ pub fn report_html(page: &ReportPage) -> String {
     let title = esc(&page.title);
     let mut h = String::new();
     // `write!` to a String cannot fail.
+    let note = match page.season {
+        Some(n) => format!("Season {n}"),
+        None => "Logs read into memory, not a stored season".to_owned(),
+    };
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\" />\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\" />\n\
-         <title>{title} (season {season})</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n\
-         <h1>{title}</h1>\n<p class=\"note\">Season {season}</p>\n",
-        season = page.season
+         <title>{title}</title>\n<style>\n{CSS}</style>\n</head>\n<body>\n\
+         <h1>{title}</h1>\n<p class=\"note\">{note}</p>\n"
     );
     contents(&mut h, page, rows.len());
     how_to_read(&mut h, r);

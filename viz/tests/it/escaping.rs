@@ -134,7 +134,7 @@ fn report_escapes_usernames_title_files_and_note() {
     let result = scan_result(HOSTILE);
     let page = viz::ReportPage {
         title: "<script>alert('t')</script>".to_owned(),
-        season: 3,
+        season: Some(3),
         result: &result,
         clique_svgs: vec!["a\"b'<c>.svg".to_owned()],
         clique_pictures: Vec::new(),

@@ -69,7 +69,7 @@ fn report_golden() {
     let result = scan_result(["ann", "ben", "cat", "dan", "a&b"]);
     let page = viz::ReportPage {
         title: "Season 7 scan".to_owned(),
-        season: 7,
+        season: Some(7),
         result: &result,
         clique_svgs: vec!["clique-1.svg".to_owned(), "clique-2.svg".to_owned()],
         clique_pictures: vec![viz::CliquePictures {

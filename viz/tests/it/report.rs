@@ -7,7 +7,7 @@ use viz::{report_html, ReportPage};
 fn page(result: &schema::ScanResult) -> ReportPage<'_> {
     ReportPage {
         title: "Tournament scan".to_owned(),
-        season: 7,
+        season: Some(7),
         result,
         clique_svgs: vec!["clique-1.svg".to_owned()],
         clique_pictures: vec![viz::CliquePictures {
@@ -171,6 +171,26 @@ fn every_pair_links_to_its_evidence() {
             "{text}"
         );
     }
+}
+
+/// Logs read into memory without a season: the page is titled by its
+/// title alone, and a pair without evidence says how to get some, with no
+/// "season 0" anywhere.
+#[test]
+fn a_page_without_a_season_names_none() {
+    let result = scan_result(["ann", "ben", "cat", "dan", "eve"]);
+    let p = ReportPage {
+        title: "detect: Logs read into memory".to_owned(),
+        season: None,
+        ..page(&result)
+    };
+    let html = report_html(&p);
+    parse(&html);
+    assert!(!html.to_lowercase().contains("season 0"), "{html}");
+    assert!(html.contains("<title>detect: Logs read into memory</title>"));
+    assert!(html.contains("define their season (<code>detect season add N</code>)"));
+    let with = report_html(&page(&result));
+    assert!(with.contains("<p class=\"note\">Season 7</p>"));
 }
 
 /// The table of contents and how to read the report.
