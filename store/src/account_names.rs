@@ -4,29 +4,20 @@
 use super::{Result, Store};
 use sqlx::Row;
 
+/// An account the site has seen: a primary-key lookup in `accounts`
+/// (migration 0019), which every ingest fills.
+const SEEN: &str = "SELECT 1 FROM accounts WHERE site = $1 AND username = $2";
+
 impl Store {
-    /// Whether the site holds a move of `account`: first in a stored
-    /// segmentation's days (one index lookup each), else in the moves (a
-    /// scan, reached only for an account no segmentation names).
+    /// Whether the site has stored a move of `account` (ever: purging old
+    /// moves keeps the names).
     pub async fn account_seen(&self, account: &str) -> Result<bool> {
-        let site = self.site.to_string();
-        let in_days = sqlx::query(
-            "SELECT 1 FROM account_days d JOIN segmentations s ON s.id = d.segmentation_id \
-             WHERE s.site = $1 AND d.username = $2 LIMIT 1",
-        )
-        .bind(site.clone())
-        .bind(account.to_owned())
-        .fetch_optional(&self.pool)
-        .await?;
-        if in_days.is_some() {
-            return Ok(true);
-        }
-        let in_moves = sqlx::query("SELECT 1 FROM moves WHERE site = $1 AND username = $2 LIMIT 1")
-            .bind(site)
+        let found = sqlx::query(SEEN)
+            .bind(self.site.to_string())
             .bind(account.to_owned())
             .fetch_optional(&self.pool)
             .await?;
-        Ok(in_moves.is_some())
+        Ok(found.is_some())
     }
 
     /// Up to `limit` account names of the site that equal `name` or start
@@ -51,5 +42,51 @@ impl Store {
         // The same name in another case first.
         names.sort_by_key(|n| !n.eq_ignore_ascii_case(name));
         Ok(names)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The seen check is one search of the accounts' primary key on
+    /// SQLite, and an ingest fills the accounts of its site only.
+    #[tokio::test]
+    async fn the_seen_check_is_an_index_lookup_of_ingested_accounts() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("s.db").display());
+        let store = Store::open(&url).await.unwrap();
+        let rows = sqlx::query(&format!("EXPLAIN QUERY PLAN {SEEN}"))
+            .bind("default")
+            .bind("u017")
+            .fetch_all(&store.pool)
+            .await
+            .unwrap();
+        let plan: Vec<String> = rows.iter().map(|r| r.try_get("detail").unwrap()).collect();
+        assert_eq!(
+            plan,
+            ["SEARCH accounts USING COVERING INDEX sqlite_autoindex_accounts_1 (site=? AND username=?)"]
+        );
+        let mut batch = store.begin_ingest().await.unwrap();
+        for (name, timestamp) in [
+            ("u017", 1_430_670_540),
+            ("u017", 1_430_670_600),
+            ("ann", 1_430_670_540),
+        ] {
+            let mv = schema::Move {
+                username: name.into(),
+                game: "g".into(),
+                timestamp,
+                ip: "10.0.0.1".into(),
+            };
+            batch.push(mv).await.unwrap();
+        }
+        assert_eq!(batch.commit().await.unwrap(), 3);
+        assert!(store.account_seen("u017").await.unwrap());
+        assert!(store.account_seen("ann").await.unwrap());
+        assert!(!store.account_seen("u01").await.unwrap());
+        let other = Store::open(&url).await.unwrap().with_site("other").unwrap();
+        assert!(!other.account_seen("u017").await.unwrap());
+        store.close().await;
     }
 }

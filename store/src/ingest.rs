@@ -208,6 +208,18 @@ impl IngestBatch<'_> {
             |q, g| q.bind(self.site.to_string()).bind(g.to_string()),
         )
         .await?;
+        let accounts: BTreeSet<&str> = moves.iter().map(|m| m.mv.username.as_str()).collect();
+        let accounts: Vec<&str> = accounts.into_iter().collect();
+        insert_rows(
+            self.backend,
+            &mut self.tx,
+            "accounts (site, username)",
+            2,
+            " ON CONFLICT (site, username) DO NOTHING",
+            &accounts,
+            |q, a| q.bind(self.site.to_string()).bind(a.to_string()),
+        )
+        .await?;
         // No raw address is written in a keyed store: the IP and its
         // network are hashed here, on the one way moves come in.
         let ips: Vec<(String, Option<String>)> = moves
