@@ -40,6 +40,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(args) => commands::serve::run(&db, args).await,
         Command::User(cmd) => commands::user::run(&db, cmd).await,
         Command::Verdict(args) => commands::verdict::run(&db, args).await,
+        Command::Case(cmd) => commands::case::run(&db, cmd).await,
         Command::Audit(args) => commands::audit::run(&db, args).await,
         Command::Model(cmd) => commands::model::run(&db, cmd).await,
         Command::Purge(args) => commands::purge::run(&db, args).await,

@@ -12,6 +12,8 @@ mod workbench;
 pub use workbench::*;
 mod privacy;
 pub use privacy::*;
+mod docs;
+pub use docs::*;
 #[cfg(feature = "cluster")]
 mod cluster;
 #[cfg(feature = "cluster")]
@@ -167,6 +169,12 @@ pub enum Command {
         after_help = "Examples:\n  detect verdict set u017 u030 --as household --by ann --note 'siblings'\n  detect verdict list --account u017"
     )]
     Verdict(VerdictCommand),
+    /// Export the case file of a pair or clique (for an appeal).
+    #[command(
+        subcommand,
+        after_help = "Example:\n  detect case export --season 7 u017 u030 --by ann --out case.html"
+    )]
+    Case(CaseCommand),
     /// Print the audit log: sign-ins, evidence viewed, verdicts, IP reveals.
     #[command(
         after_help = "Examples:\n  detect audit --since 2026-05-01\n  detect audit --by ann --format json"
@@ -192,21 +200,6 @@ pub enum Command {
     /// Run a Ballista executor with detect's scoring function.
     #[cfg(feature = "cluster")]
     Executor(ExecutorArgs),
-}
-
-#[derive(Debug, Args)]
-pub struct CompletionsArgs {
-    /// The shell to complete for.
-    #[arg(value_enum, ignore_case = true)]
-    pub shell: clap_complete::Shell,
-}
-
-#[derive(Debug, Args)]
-pub struct ManArgs {
-    /// Write detect.1 and detect-COMMAND.1 pages into this directory instead
-    /// of printing detect.1.
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

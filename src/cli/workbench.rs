@@ -133,3 +133,35 @@ pub struct AuditArgs {
     #[arg(long, value_enum, default_value_t = EvalFormat::Text)]
     pub format: EvalFormat,
 }
+
+#[derive(Debug, Subcommand)]
+pub enum CaseCommand {
+    /// Write the case file of a pair or a clique for an appeal: one
+    /// self-contained HTML file (scores, evidence, timeline, verdict
+    /// history; IPs as the season's pseudonyms), the same as the web's
+    /// "Export case file".
+    #[command(
+        after_help = "Examples:\n  detect case export --season 7 u017 u030 --by ann --out case-u017-u030.html\n  detect case export --season 7 --clique 2 --by ann --out case-clique2.html"
+    )]
+    Export(CaseExportArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("case").required(true).args(["accounts", "clique"])))]
+pub struct CaseExportArgs {
+    /// The season (a number from `detect season list`); its latest scan.
+    #[arg(long, value_name = "N")]
+    pub season: u32,
+    /// The pair's two accounts.
+    #[arg(num_args = 2, value_name = "ACCOUNT")]
+    pub accounts: Vec<String>,
+    /// The clique numbered K in the season's report (instead of a pair).
+    #[arg(long, value_name = "K", conflicts_with = "accounts")]
+    pub clique: Option<usize>,
+    /// Who exports it (named in the file and the audit log).
+    #[arg(long)]
+    pub by: String,
+    /// The file to write.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub out: std::path::PathBuf,
+}

@@ -3,6 +3,7 @@
 pub mod audit;
 pub mod backup;
 pub mod buckets;
+pub mod case;
 #[cfg(feature = "cluster")]
 pub mod cluster;
 pub mod daemon;

@@ -8,6 +8,7 @@ mod common;
 
 mod account_columns;
 mod bad_input;
+mod case_export;
 mod cli;
 #[cfg(feature = "cluster")]
 mod cluster;

@@ -28,6 +28,7 @@ pub use auth::{hash_password, verify_password};
 pub use client::TrustedProxies;
 pub use error::WebError;
 pub use ops::{serve_metrics, MetricsAccess, RenderMetrics};
+pub use pages::case::{case_file, CaseExport, CaseOf};
 pub use server::{serve, ServerLimits};
 
 use axum::routing::{get, post};

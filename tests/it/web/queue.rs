@@ -200,6 +200,40 @@ async fn next_after_a_verdict(
     assert_eq!(judged[0].1, "judged");
 }
 
+/// A verdict recorded from the queue when no flag is left after it lands
+/// on the queue, which confirms it as the pair page does.
+async fn confirmed_on_the_queue(c: &Client, base: &str, all: &[(String, String, f64)]) {
+    // Between the two highest scores as shown (rounded): the top flag alone.
+    assert!(all[0].2 > all[1].2, "{all:?}");
+    let between = (all[0].2 + all[1].2) / 2.0;
+    goto_and_wait(c, &format!("{base}/queue?score={between}"), "queue").await;
+    let only = rows(c).await;
+    assert_eq!(only.len(), 1, "the top flag alone: {only:?}");
+    goto_and_wait(c, &format!("{base}{}", only[0].0), "queue-nav").await;
+    choose(c, "verdict-kind", "household").await;
+    fill(c, "verdict-note", "one flat").await;
+    click(c, "record-verdict").await;
+    c.wait().for_element(Locator::Id("recorded")).await.unwrap();
+    let url = c.current_url().await.unwrap();
+    assert_eq!(url.path(), "/queue", "{url}");
+    let said = text_of(c, "#recorded").await;
+    assert!(
+        said.starts_with("Verdict #")
+            && said.contains(" recorded: different people: household, by mo, on "),
+        "{said}"
+    );
+    assert_eq!(text_of(c, "#queue-count").await, "No flag matches.");
+    // The queue's own links do not carry the confirmation on.
+    let carried = c
+        .execute(
+            "return Array.from(document.querySelectorAll('a')).some(a => (a.getAttribute('href') || '').includes('recorded='))",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(carried, false);
+}
+
 /// A pair page opened from the queue carries /keys.js and nothing else.
 async fn assert_clean_but_keys(c: &Client, ips: &[String]) {
     let scripts = c
@@ -258,6 +292,7 @@ async fn download(c: &Client, base: &str, href: &str) -> (u16, String, String) {
 /// raw IP.
 async fn case_files_open_offline(
     c: &Client,
+    db: &TestDb,
     base: &str,
     pair: &str,
     ips: &[String],
@@ -304,6 +339,7 @@ async fn case_files_open_offline(
         }
         let file = dir.join(format!("{what}-case.html"));
         std::fs::write(&file, &body).unwrap();
+        same_as_the_command_line(db, what, (&a, &b), &body, dir);
         c.goto(&format!("file://{}", file.display())).await.unwrap();
         c.wait().for_element(Locator::Id("case")).await.unwrap();
         let seen = c
@@ -341,6 +377,38 @@ async fn case_files_open_offline(
     }
 }
 
+/// `detect case export` writes what the web served, but for who exported
+/// it and when.
+fn same_as_the_command_line(
+    db: &TestDb,
+    what: &str,
+    (a, b): (&str, &str),
+    web: &str,
+    dir: &std::path::Path,
+) {
+    // The page's address encodes the names; the command takes them as
+    // they are.
+    let decoded = |s: &str| {
+        url::form_urlencoded::parse(format!("x={s}").as_bytes())
+            .next()
+            .unwrap()
+            .1
+            .into_owned()
+    };
+    let (a, b) = (decoded(a), decoded(b));
+    let out = dir.join(format!("{what}-cli.html"));
+    let o = out.to_str().unwrap();
+    let base = ["case", "export", "--season", "1", "--by", "mo", "--out", o];
+    match what {
+        "pair" => db.ok(&[&base[..], &["--", &a, &b]].concat()),
+        _ => db.ok(&[&base[..], &["--clique", "1"]].concat()),
+    };
+    let cli = std::fs::read_to_string(&out).unwrap();
+    let after = |html: &str| html.split_once("<h2>Accounts</h2>").unwrap().1.to_owned();
+    assert!(after(web).contains("<pre class=\"evidence\">"));
+    assert_eq!(after(&cli), after(web), "the {what}'s case file");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_review_queue_in_a_real_browser() {
     let db = TestDb::new(Backend::Sqlite);
@@ -355,7 +423,8 @@ async fn the_review_queue_in_a_real_browser() {
     sign_in(&c, &base, "mo", "moderator-pass").await;
     let all = queue_order_filters_pages(&c, &base).await;
     next_after_a_verdict(&c, &base, &all, &ips).await;
+    confirmed_on_the_queue(&c, &base, &all).await;
     let cases = tempfile::tempdir().unwrap();
-    case_files_open_offline(&c, &base, &all[1].0, &ips, cases.path()).await;
+    case_files_open_offline(&c, &db, &base, &all[1].0, &ips, cases.path()).await;
     c.close().await.unwrap();
 }

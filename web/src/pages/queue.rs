@@ -35,6 +35,10 @@ pub struct QueueParams {
     /// Flags per page.
     #[serde(default)]
     pub size: String,
+    /// The verdict just recorded (when "next" found no flag left), confirmed
+    /// on the page as the pair page confirms it; not kept by its links.
+    #[serde(default)]
+    pub recorded: String,
 }
 
 fn field<T: std::str::FromStr>(value: &str, what: &str) -> Result<Option<T>, WebError> {
@@ -149,6 +153,8 @@ pub struct QueuePage {
     pub pages: u64,
     pub prev_href: Option<String>,
     pub next_href: Option<String>,
+    /// The confirmation of the verdict just recorded.
+    pub recorded: Option<String>,
 }
 
 pub async fn queue(
@@ -157,6 +163,7 @@ pub async fn queue(
     Query(params): Query<QueueParams>,
 ) -> Result<Html<String>, WebError> {
     let filter = params.filter()?;
+    let recorded = super::recorded_words(&state, field(&params.recorded, "Verdict")?).await?;
     let page_no = params.page()?;
     let size = params.size()?;
     let offset = (page_no - 1).saturating_mul(size);
@@ -202,6 +209,7 @@ pub async fn queue(
         pages,
         prev_href: (page_no > 1).then(|| page_href(page_no - 1)),
         next_href: (page_no < pages).then(|| page_href(page_no + 1)),
+        recorded,
         params,
     })
 }
