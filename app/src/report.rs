@@ -229,6 +229,11 @@ pub fn write_text(
                  {}-minute steps.",
                 p.bucket_seconds / 60
             )?;
+            writeln!(
+                out,
+                "  Same IP: of the stronger direction's first account's active time \
+                 (explain's \"In short\")."
+            )?;
             if info.no_season {
                 writeln!(
                     out,

@@ -128,6 +128,16 @@ pub fn same_ip_words(count: u64, walked: &str, bucket_seconds: i64) -> String {
     )
 }
 
+/// The same-IP cell of a pairs table, in the unit of [`same_ip_words`]:
+/// `18 h (36 windows)`, the windows being the scan's buckets.
+pub fn same_ip_cell(count: u64, bucket_seconds: i64) -> String {
+    format!(
+        "{} ({count} window{})",
+        buckets_as_time(count, bucket_seconds),
+        if count == 1 { "" } else { "s" }
+    )
+}
+
 /// The one summary of a pair that every surface shows (the CLI's
 /// `explain`, the report, the web's pages), from its stronger direction:
 /// `same IP: 18 h (36 half-hour windows) of u023's active time`.
@@ -162,7 +172,8 @@ pub const PAIR_COLUMNS: [(&str, &str); 8] = [
     ),
     (
         "Same IP",
-        "time both moved within the same hour and a half from one IP",
+        "time both moved within the same hour and a half from one IP (and in how many \
+         windows), of the stronger direction's first account's active time",
     ),
     (
         "Other IPs",
@@ -181,7 +192,7 @@ pub fn evidence_cells(p: &PairScore, bucket_seconds: i64) -> [String; 4] {
     let e = &p.evidence;
     let t = |n: u64| buckets_as_time(n, bucket_seconds);
     [
-        t(e.same_ip.count),
+        same_ip_cell(e.same_ip.count, bucket_seconds),
         t(e.other_ip.count),
         t(e.both_stalled.count),
         if e.max_boost == 0 {

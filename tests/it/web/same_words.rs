@@ -1,7 +1,7 @@
 //! One pair reads the same on every surface: the same-IP figure that
 //! `detect explain` prints (with its unit and whose time it counts) is the
-//! one the text report's evidence, the HTML report, and the web's season,
-//! pair and account pages show.
+//! one the text report's table (time and windows), the HTML report, and the
+//! web's season, pair and account pages show.
 
 use super::*;
 
@@ -31,6 +31,19 @@ async fn one_pair_reads_the_same_on_every_surface() {
     assert!(
         words.contains(" half-hour windows) of ") && words.ends_with("'s active time"),
         "{words}"
+    );
+    // The text report's row: the same time and windows.
+    let (time, rest) = words.split_once(" (").unwrap();
+    let windows = rest.split_once(' ').unwrap().0;
+    let text = db.ok(&["report", "--season", "1"]);
+    let sorted = [a.as_str().min(&b), a.as_str().max(&b)];
+    let row = text
+        .lines()
+        .find(|l| l.split_whitespace().take(2).eq(sorted))
+        .unwrap_or_else(|| panic!("no row of {a} and {b}:\n{text}"));
+    assert!(
+        row.contains(&format!(" {time} ({windows} windows) ")),
+        "{row} lacks {time} ({windows} windows)"
     );
     // The HTML report: the pair's fold, and its evidence.
     let dir = db.dir.path().join("report");

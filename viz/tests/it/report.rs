@@ -140,7 +140,10 @@ fn flagged_pairs_list_both_directions_and_their_evidence() {
     );
     // Evidence of the stronger direction in hours: ann->ben has 40 same-IP
     // windows of 30 minutes, 1 other-IP, 7 both waiting, a 12-bucket wait.
-    assert_eq!(pairs[0][4..8], ["20 h", "0.5 h", "3.5 h", "6 h"]);
+    assert_eq!(
+        pairs[0][4..8],
+        ["20 h (40 windows)", "0.5 h", "3.5 h", "6 h"]
+    );
     // dan/eve: the stronger direction (eve->dan) had a 1-bucket wait.
     assert_eq!(pairs[2][7], "0.5 h");
     // The unflagged direction of ben/cat is not marked.
