@@ -107,7 +107,7 @@ pub fn listed(result: &ScanResult, all: bool) -> Vec<&PairScore> {
 pub(crate) struct JsonReport<'a> {
     /// "Season 7", or "Logs read into memory" ([`ScanInfo::title`]).
     title: String,
-    season: &'a Season,
+    season: JsonSeason<'a>,
     scan: &'a ScanInfo,
     params: &'a schema::ScanParams,
     summary: Summary,
@@ -117,6 +117,17 @@ pub(crate) struct JsonReport<'a> {
 }
 
 pub use viz::guide::{crowded_lines, crowded_pseudonym, CrowdedLine};
+
+/// The season of a JSON report: [`Season`]'s fields, the number null for
+/// logs read into memory without `--season` (not a season 0).
+#[derive(Serialize)]
+struct JsonSeason<'a> {
+    number: Option<u32>,
+    from: Option<schema::Epoch>,
+    to: Option<schema::Epoch>,
+    games: &'a str,
+    inferred: bool,
+}
 
 #[derive(Serialize)]
 struct JsonPair<'a> {
@@ -161,7 +172,13 @@ pub(crate) fn json_report<'a>(
     let t = result.params.threshold;
     JsonReport {
         title: info.title(season),
-        season,
+        season: JsonSeason {
+            number: (!info.no_season).then_some(season.number),
+            from: season.from,
+            to: season.to,
+            games: &season.games,
+            inferred: season.inferred,
+        },
         scan: info,
         params: &result.params,
         summary: summary(result),

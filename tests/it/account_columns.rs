@@ -11,10 +11,12 @@ use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyPool, Row};
 use std::collections::BTreeSet;
 
-/// Undoes migrations 0018 (the scan's model), 0017 (the review queue),
-/// 0016 (the verdicts' `unseen` and `supersedes`) and 0015: the schema of
-/// the release before 0015.
+/// Undoes migrations 0019 (the accounts seen), 0018 (the scan's model),
+/// 0017 (the review queue), 0016 (the verdicts' `unseen` and `supersedes`)
+/// and 0015: the schema of the release before 0015.
 const UNDO_SQLITE: &str = "
+DROP TABLE accounts;
+DELETE FROM _sqlx_migrations WHERE version = 19;
 DROP INDEX scan_pairs_by_accounts;
 ALTER TABLE scans DROP COLUMN model;
 DELETE FROM _sqlx_migrations WHERE version = 18;
@@ -37,6 +39,8 @@ DELETE FROM _sqlx_migrations WHERE version = 15;
 ";
 
 const UNDO_POSTGRES: &str = "
+DROP TABLE accounts;
+DELETE FROM _sqlx_migrations WHERE version = 19;
 DROP INDEX scan_pairs_by_accounts;
 ALTER TABLE scans DROP COLUMN model;
 DELETE FROM _sqlx_migrations WHERE version = 18;
@@ -198,6 +202,14 @@ fn a_store_of_the_previous_schema_migrates(backend: Backend) {
                 .get(0);
             assert!(n > 0, "{table} kept its rows");
         }
+        // Migration 0019 names every account of the stored moves.
+        let count = |sql: &'static str| sqlx::query(sql).fetch_one(&p);
+        let accounts: i64 = count("SELECT count(*) FROM accounts").await.unwrap().get(0);
+        let moved: i64 = count("SELECT count(DISTINCT username) FROM moves")
+            .await
+            .unwrap()
+            .get(0);
+        assert!(accounts > 0 && accounts == moved, "{accounts} of {moved}");
         let refused = sqlx::query("UPDATE verdict_accounts SET username = username")
             .execute(&p)
             .await;

@@ -433,6 +433,8 @@ fn html_and_json_reports_of_logs_without_a_season_are_not_season_0() {
     let json = db.ok(&["report", "--input", log, "--format", "json"]);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["title"], "Logs read into memory");
+    assert!(v["season"]["number"].is_null(), "{}", v["season"]);
+    assert_eq!(v["season"]["games"], "^4pLeague_");
     assert!(!json.to_lowercase().contains("season 0"));
     let third = [
         "report",
@@ -447,8 +449,7 @@ fn html_and_json_reports_of_logs_without_a_season_are_not_season_0() {
     assert!(html.contains("<title>detect: Season 3</title>"));
     assert!(html.contains("Season 3, clique 1: ") && html.contains(", season 3 ("));
     let json = db.ok(&[&third[..], &["--format", "json"]].concat());
-    assert_eq!(
-        serde_json::from_str::<serde_json::Value>(&json).unwrap()["title"],
-        "Season 3"
-    );
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["title"], "Season 3");
+    assert_eq!(v["season"]["number"], 3);
 }
