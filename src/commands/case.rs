@@ -5,6 +5,7 @@
 use crate::cli::{CaseCommand, CaseExportArgs};
 use anyhow::{anyhow, Context, Result};
 use app::pipeline;
+use viz::escape::terminal;
 use web::CaseOf;
 
 pub async fn run(db: &pipeline::Db, cmd: CaseCommand) -> Result<()> {
@@ -29,7 +30,10 @@ async fn export(db: &pipeline::Db, args: CaseExportArgs) -> Result<()> {
     })?;
     let segments = pipeline::segments(&store, scan.result.params.bucket_seconds, None).await?;
     let now = chrono::Utc::now().timestamp();
-    let case = web::case_file(&store, &scan, &segments, &of, &args.by, now).await?;
+    // The sentence names the accounts as given: escaped for the terminal.
+    let case = web::case_file(&store, &scan, &segments, &of, &args.by, now)
+        .await
+        .map_err(|e| anyhow!("{}", terminal(&e.to_string())))?;
     store
         .record_audit(&args.by, "export-case", &case.title)
         .await?;
