@@ -390,3 +390,21 @@ pub fn moves_in(lines: &[String]) -> i64 {
         })
         .count() as i64
 }
+
+/// A case file holds neither a raw IP of the season nor anything loaded
+/// from outside (`what` names the file in a failure).
+pub fn assert_case_file_self_contained(what: &str, html: &str, ips: &[String]) {
+    for ip in ips {
+        assert!(!html.contains(ip.as_str()), "raw IP {ip} in the {what}");
+    }
+    for outside in [
+        "src=\"http",
+        "href=\"http",
+        "src=\"/",
+        "href=\"/",
+        "<script",
+        "url(",
+    ] {
+        assert!(!html.contains(outside), "{outside} in the {what}");
+    }
+}
