@@ -15,18 +15,22 @@
 use rustc_hash::FxHashMap;
 use schema::model::PairScore;
 use schema::signals::Signals;
+use std::fmt::Write;
 
 /// The signals each row stores, as JSON (`None`: none, or its partner's).
 pub(super) fn stored(pairs: &[PairScore]) -> Vec<Option<String>> {
-    let by_pair: FxHashMap<(&str, &str), &Signals> = pairs
-        .iter()
-        .filter_map(|p| {
-            Some((
-                (p.account_a.as_str(), p.account_b.as_str()),
-                p.evidence.signals.as_ref()?,
-            ))
-        })
-        .collect();
+    // Reference mode's rows have none: no map, nothing to write.
+    if pairs.iter().all(|p| p.evidence.signals.is_none()) {
+        return vec![None; pairs.len()];
+    }
+    let mut by_pair: FxHashMap<(&str, &str), &Signals> =
+        FxHashMap::with_capacity_and_hasher(pairs.len(), Default::default());
+    by_pair.extend(pairs.iter().filter_map(|p| {
+        Some((
+            (p.account_a.as_str(), p.account_b.as_str()),
+            p.evidence.signals.as_ref()?,
+        ))
+    }));
     pairs
         .iter()
         .map(|p| {
@@ -81,16 +85,33 @@ pub(super) fn compact(s: &Signals) -> String {
             t.other_opened_by_chance_milli,
         )
     });
-    // The timing is written even when there is none (`null`), so that the
-    // fields added after it keep their places.
-    let mut out = serde_json::to_string(&counts).expect("counts serialize");
-    out.pop();
-    out.push(',');
-    out.push_str(&serde_json::to_string(&timing).expect("timing serializes"));
-    for x in [s.places, s.a_private_milli, s.b_private_milli] {
-        out.push(',');
-        out.push_str(&x.to_string());
+    // Written as serde_json writes these arrays (a test holds them equal),
+    // into one string: no string per part. The timing is written even
+    // when there is none (`null`), so that the fields added after it keep
+    // their places.
+    let mut out = String::with_capacity(160);
+    let ints = |out: &mut String, xs: &[u32]| {
+        for x in xs {
+            write!(out, "{x},").expect("writing to a string");
+        }
+    };
+    out.push('[');
+    ints(&mut out, &counts);
+    match timing {
+        None => out.push_str("null"),
+        Some((hidden, sittings, followed, by_chance, other, own, other_by_chance)) => {
+            out.push_str(if hidden { "[true," } else { "[false," });
+            ints(
+                &mut out,
+                &[sittings, followed, by_chance, other, own, other_by_chance],
+            );
+            out.pop();
+            out.push(']');
+        }
     }
+    out.push(',');
+    ints(&mut out, &[s.places, s.a_private_milli, s.b_private_milli]);
+    out.pop();
     out.push(']');
     out
 }
@@ -207,6 +228,42 @@ mod tests {
             (read.places, read.a_private_milli, read.b_first),
             (0, 0, 4_000_000_026)
         );
+    }
+
+    proptest::proptest! {
+        /// The compact form is serde_json's own form of the array (what it
+        /// was built with before it was written by hand) and reads back.
+        #[test]
+        fn the_compact_form_is_serde_jsons_array(
+            counts in proptest::collection::vec(proptest::prelude::any::<u32>(), 26),
+            timing in proptest::option::of((
+                proptest::prelude::any::<bool>(),
+                proptest::collection::vec(proptest::prelude::any::<u32>(), 6),
+            )),
+            tail in proptest::collection::vec(proptest::prelude::any::<u32>(), 3),
+        ) {
+            let timing = timing.map(|(hidden, t)| {
+                let mut v = vec![serde_json::json!(hidden)];
+                v.extend(t.into_iter().map(|x| serde_json::json!(x)));
+                v
+            });
+            let array = serde_json::json!([counts, timing, tail]);
+            let flat: Vec<serde_json::Value> = array
+                .as_array()
+                .unwrap()
+                .iter()
+                .enumerate()
+                .flat_map(|(i, part)| match (i, part) {
+                    (1, t) => vec![t.clone()],
+                    (_, xs) => xs.as_array().unwrap().clone(),
+                })
+                .collect();
+            let s: Signals = serde_json::from_value(serde_json::Value::Array(flat.clone())).unwrap();
+            let stored = compact(&s);
+            proptest::prop_assert_eq!(&stored, &serde_json::to_string(&flat).unwrap());
+            let read: Signals = serde_json::from_str(&stored).unwrap();
+            proptest::prop_assert_eq!(read, s);
+        }
     }
 
     #[test]
