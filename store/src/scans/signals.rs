@@ -6,8 +6,8 @@
 //! partner's swapped (or that has no partner) keeps its own.
 //!
 //! A row stores its signals as a JSON array, the fields in the order
-//! [`Signals`] declares them and the timing last, as a nested array or
-//! `null` ([`compact`]): about a sixth of the bytes of the named form, which
+//! [`Signals`] declares them, the timing as a nested array or `null`
+//! ([`compact`]): about a sixth of the bytes of the named form, which
 //! rows stored before it hold and which still reads (serde reads a struct
 //! from either).
 //! So a field added to [`Signals`] goes last, with `#[serde(default)]`.
