@@ -15,7 +15,6 @@
 //! are kept as one stall run ([`Segment`]): memory and time follow moves
 //! and changes of state, not the buckets a game waited.
 
-use rustc_hash::{FxHashMap, FxHashSet};
 use schema::{
     bucket_of, day_of, push_joined, AccountId, Epoch, GameDays, IpDay, IpId, Move, Names, Segment,
     Segments,
@@ -40,11 +39,13 @@ pub struct Segmenter {
     last_bucket: Vec<Option<Epoch>>,
     /// Per account: their segments, sorted by bucket.
     segs: Vec<Vec<Segment>>,
-    ip_days: FxHashSet<IpDay>,
-    /// Runs of days on which an account moved in a game; `open_run` points at
-    /// each (account, game)'s latest run, which time-sorted input extends.
-    game_days: Vec<GameDays>,
-    open_run: FxHashMap<(AccountId, u32), usize>,
+    /// Sightings and days in games as they come (a move that changes its
+    /// account's day, IP or game adds one), appended rather than looked up:
+    /// sorted, deduplicated and merged into runs in `finish`, and whenever
+    /// they have doubled since the last time, so memory follows the
+    /// distinct ones.
+    ip_days: Pending<IpDay>,
+    game_days: Pending<GameDays>,
     /// Per account: the day, IP and game of their latest move, whose sighting
     /// and run of game days are already recorded (most moves repeat them).
     latest: Vec<(i64, IpId, u32)>,
@@ -65,9 +66,8 @@ impl Segmenter {
             games: Names::default(),
             last_bucket: Vec::new(),
             segs: Vec::new(),
-            ip_days: FxHashSet::default(),
-            game_days: Vec::new(),
-            open_run: FxHashMap::default(),
+            ip_days: Pending::new(dedup_sightings),
+            game_days: Pending::new(GameDays::merge),
             latest: Vec::new(),
             in_time_order: true,
         }
@@ -145,37 +145,15 @@ impl Segmenter {
             return;
         }
         if (latest.0, latest.1) != (day, ip) {
-            self.ip_days.insert(IpDay { account, day, ip });
+            self.ip_days.push(IpDay { account, day, ip });
         }
         if (latest.0, latest.2) != (day, game) {
-            self.record_game_day(account, game, day);
-        }
-    }
-
-    /// Extends (or opens) the run of days on which `account` moved in `game`.
-    fn record_game_day(&mut self, account: AccountId, game: u32, day: i64) {
-        let runs = &mut self.game_days;
-        let at = *self.open_run.entry((account, game)).or_insert_with(|| {
-            runs.push(GameDays {
+            self.game_days.push(GameDays {
                 account,
                 game,
                 first_day: day,
                 last_day: day,
             });
-            runs.len() - 1
-        });
-        let run = &mut runs[at];
-        if day == run.last_day + 1 {
-            run.last_day = day;
-        } else if day > run.last_day + 1 || day < run.first_day {
-            // A gap, or an older move: a new run (merged in `finish`).
-            runs.push(GameDays {
-                account,
-                game,
-                first_day: day,
-                last_day: day,
-            });
-            self.open_run.insert((account, game), runs.len() - 1);
         }
     }
 
@@ -266,21 +244,16 @@ impl Segmenter {
         use rayon::prelude::*;
         let mut by_account = self.segs;
         by_account.resize_with(accounts.len().max(by_account.len()), Vec::new);
-        let sightings = self.ip_days;
-        let (_, ip_days) = rayon::join(
+        let (sightings, days) = (self.ip_days, self.game_days);
+        let (_, (ip_days, game_days)) = rayon::join(
             || {
                 let bs = self.bucket_seconds;
                 by_account
                     .par_iter_mut()
                     .for_each(|s| finish_account(s, bs))
             },
-            || {
-                let mut ip_days: Vec<IpDay> = sightings.into_iter().collect();
-                ip_days.par_sort_unstable();
-                ip_days
-            },
+            || rayon::join(|| sightings.finish(), || days.finish()),
         );
-        let game_days = GameDays::merge(self.game_days);
         Segments {
             bucket_seconds: self.bucket_seconds,
             accounts,
@@ -291,6 +264,52 @@ impl Segmenter {
             game_days,
         }
     }
+}
+
+/// Records appended as they come and tidied (sorted, deduplicated or
+/// merged by `tidy`, which sorts) once they have doubled since the last
+/// tidy, and at the end.
+#[derive(Debug)]
+struct Pending<T> {
+    items: Vec<T>,
+    tidied: usize,
+    tidy: fn(Vec<T>) -> Vec<T>,
+}
+
+impl<T: Ord + Send> Pending<T> {
+    /// Below this many records nothing is tidied before the end.
+    const FIRST_TIDY: usize = 1 << 20;
+
+    fn new(tidy: fn(Vec<T>) -> Vec<T>) -> Self {
+        Pending {
+            items: Vec::new(),
+            tidied: 0,
+            tidy,
+        }
+    }
+
+    fn push(&mut self, item: T) {
+        self.items.push(item);
+        if self.items.len() >= Self::FIRST_TIDY.max(2 * self.tidied) {
+            self.items = (self.tidy)(std::mem::take(&mut self.items));
+            self.tidied = self.items.len();
+        }
+    }
+
+    /// The records tidied, sorted on every core first.
+    fn finish(self) -> Vec<T> {
+        use rayon::slice::ParallelSliceMut;
+        let mut items = self.items;
+        items.par_sort_unstable();
+        (self.tidy)(items)
+    }
+}
+
+/// Sightings sorted, each once.
+fn dedup_sightings(mut ip_days: Vec<IpDay>) -> Vec<IpDay> {
+    ip_days.sort_unstable();
+    ip_days.dedup();
+    ip_days
 }
 
 /// Gives each of an account's stalls the IP of their next move, joins runs

@@ -14,7 +14,7 @@
 //! - anything else is not an address, and the line is refused.
 
 use std::borrow::Cow;
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 
 /// The values that are not addresses yet are kept, as the reference keeps
 /// them.
@@ -52,7 +52,10 @@ pub fn unmapped(ip: IpAddr) -> IpAddr {
 /// The normal form of an IP field (see the module), or why it has none.
 /// Borrows when the field is already in normal form (the usual case).
 pub fn normal_ip(ip: &str) -> Result<Cow<'_, str>, NotAnAddress> {
-    if KEPT_AS_ADDRESSES.contains(&ip) {
+    // Dotted IPv4 that std reads as it stands (four decimal octets, no
+    // leading zeros, nothing around them) is its own normal form: the
+    // usual field, taken without writing the address out again.
+    if KEPT_AS_ADDRESSES.contains(&ip) || ip.parse::<Ipv4Addr>().is_ok() {
         return Ok(Cow::Borrowed(ip));
     }
     let addr = parse_ip(ip).ok_or(NotAnAddress)?;
@@ -179,6 +182,32 @@ mod tests {
             ("delay", "delay"),
         ] {
             assert_eq!(normal_ip(raw).as_deref(), Ok(normal), "{raw:?}");
+        }
+    }
+
+    #[test]
+    fn dotted_ipv4_read_as_it_stands_is_written_the_same() {
+        // The fast path of `normal_ip`: whatever std's parser takes as
+        // IPv4 is written back unchanged, and what it refuses is not.
+        for raw in [
+            "0.0.0.0",
+            "10.0.0.1",
+            "255.255.255.255",
+            "1.22.133.4",
+            "010.0.0.1",
+            "1.2.3",
+            "1.2.3.4.",
+            "1.2.3.04",
+            "256.1.1.1",
+            " 1.2.3.4",
+            "+1.2.3.4",
+        ] {
+            let fast = raw.parse::<Ipv4Addr>();
+            let written = parse_ip(raw).map(|a| a.to_string());
+            match fast {
+                Ok(a) => assert_eq!(a.to_string(), raw, "{raw:?}"),
+                Err(_) => assert_ne!(written.as_deref(), Some(raw), "{raw:?}"),
+            }
         }
     }
 

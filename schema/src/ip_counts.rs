@@ -16,11 +16,13 @@ pub enum IpCounts {
 
 impl IpCounts {
     /// An empty list (allocates nothing).
+    #[inline]
     pub const fn new() -> Self {
         IpCounts::Empty
     }
 
     /// Appends one pair.
+    #[inline]
     pub fn push(&mut self, pair: (IpId, u32)) {
         match self {
             IpCounts::Empty => *self = IpCounts::One([pair]),
@@ -31,6 +33,7 @@ impl IpCounts {
         }
     }
 
+    #[inline]
     pub fn as_slice(&self) -> &[(IpId, u32)] {
         match self {
             IpCounts::Empty => &[],
@@ -39,6 +42,7 @@ impl IpCounts {
         }
     }
 
+    #[inline]
     pub fn as_mut_slice(&mut self) -> &mut [(IpId, u32)] {
         match self {
             IpCounts::Empty => &mut [],
@@ -50,18 +54,21 @@ impl IpCounts {
 
 impl Deref for IpCounts {
     type Target = [(IpId, u32)];
+    #[inline]
     fn deref(&self) -> &Self::Target {
         self.as_slice()
     }
 }
 
 impl DerefMut for IpCounts {
+    #[inline]
     fn deref_mut(&mut self) -> &mut Self::Target {
         self.as_mut_slice()
     }
 }
 
 impl PartialEq for IpCounts {
+    #[inline]
     fn eq(&self, other: &Self) -> bool {
         self.as_slice() == other.as_slice()
     }

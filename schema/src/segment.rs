@@ -49,6 +49,7 @@ pub struct Segment {
 
 impl Segment {
     /// A bucket with no move yet (moves are pushed onto it).
+    #[inline]
     pub fn moved(bucket: Epoch) -> Segment {
         Segment {
             bucket,
@@ -57,6 +58,7 @@ impl Segment {
     }
 
     /// A run of `stalls` stalled buckets from `bucket` on.
+    #[inline]
     pub fn stall_run(bucket: Epoch, stalls: u32, stall_ip: Option<StallIp>) -> Segment {
         Segment {
             bucket,
@@ -67,17 +69,20 @@ impl Segment {
     }
 
     /// Whether the account was stalled in (some of) the segment's buckets.
+    #[inline]
     pub fn stalled(&self) -> bool {
         self.stalls > 0
     }
 
     /// Whether this is a stall run: stalled buckets and no move.
+    #[inline]
     pub fn is_run(&self) -> bool {
         self.moves.is_empty() && self.stalls > 0
     }
 
     /// Buckets the segment spans: one for a moved bucket, the run's length
     /// for a stall run.
+    #[inline]
     pub fn span(&self) -> u32 {
         if self.moves.is_empty() {
             self.stalls.max(1)
@@ -87,16 +92,19 @@ impl Segment {
     }
 
     /// Start of the segment's last bucket.
+    #[inline]
     pub fn last_bucket(&self, bucket_seconds: i64) -> Epoch {
         self.bucket + (self.span() as i64 - 1) * bucket_seconds
     }
 
     /// End of the segment's last bucket (exclusive).
+    #[inline]
     pub fn end(&self, bucket_seconds: i64) -> Epoch {
         self.bucket + self.span() as i64 * bucket_seconds
     }
 
     /// The state of every bucket of the segment.
+    #[inline]
     pub fn state(&self) -> SegmentState {
         if !self.moves.is_empty() {
             SegmentState::Moved
@@ -109,6 +117,7 @@ impl Segment {
 
     /// Whether `next` continues this stall run: both runs, one bucket
     /// apart, charged to the same IP.
+    #[inline]
     pub fn continued_by(&self, next: &Segment, bucket_seconds: i64) -> bool {
         self.is_run()
             && next.is_run()
@@ -118,6 +127,7 @@ impl Segment {
 
     /// Joins `next` to this stall run when it continues it (and the run's
     /// length still fits); whether it did.
+    #[inline]
     pub fn join(&mut self, next: &Segment, bucket_seconds: i64) -> bool {
         let joined = self
             .continued_by(next, bucket_seconds)
@@ -187,6 +197,7 @@ pub fn expand(segs: &[Segment], bucket_seconds: i64) -> Vec<Segment> {
 
 /// Appends `seg` to `list`, joining it to the last stall run when it
 /// continues it: what keeps a list's runs whole.
+#[inline]
 pub fn push_joined(list: &mut Vec<Segment>, seg: Segment, bucket_seconds: i64) {
     if !list
         .last_mut()
