@@ -12,10 +12,10 @@ mod review;
 mod same_words;
 mod steps;
 
+use crate::common::browser::{env_path, free_port};
 use crate::common::*;
 use fantoccini::{Client, ClientBuilder, Locator};
 use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use steps::*;
@@ -31,28 +31,6 @@ impl Drop for Running {
         self.0.kill().ok();
         self.0.wait().ok();
     }
-}
-
-fn env_path(var: &str) -> String {
-    let path = std::env::var(var).unwrap_or_else(|_| {
-        panic!(
-            "{var} is not set: the web tests need Chromium and chromedriver from the distribution \
-             (apt-get install chromium chromium-driver; DETECT_TEST_CHROMIUM=/usr/bin/chromium \
-             DETECT_TEST_CHROMEDRIVER=/usr/bin/chromedriver; bash .ci/run sets both)"
-        )
-    });
-    assert!(
-        std::path::Path::new(&path).exists(),
-        "{var}={path}: no such file"
-    );
-    path
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
 }
 
 /// The sample season with u014 and u036 (a flagged clique) renamed, and

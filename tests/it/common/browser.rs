@@ -28,18 +28,24 @@ pub struct Browser {
     _profile: tempfile::TempDir,
 }
 
-fn env_path(var: &str) -> String {
+/// The path in `var` (Chromium's or chromedriver's), which must exist.
+pub fn env_path(var: &str) -> String {
     let path = std::env::var(var).unwrap_or_else(|_| {
-        panic!("{var} is not set: the browser tests need it (bash .ci/run sets it)")
+        panic!(
+            "{var} is not set: the browser tests need Chromium and chromedriver from the distribution \
+             (apt-get install chromium chromium-driver; DETECT_TEST_CHROMIUM=/usr/bin/chromium \
+             DETECT_TEST_CHROMEDRIVER=/usr/bin/chromedriver; bash .ci/run sets both)"
+        )
     });
     assert!(
         std::path::Path::new(&path).is_file(),
-        "{var}={path} does not exist: the browser tests need it"
+        "{var}={path}: no such file"
     );
     path
 }
 
-fn free_port() -> u16 {
+/// A port free on loopback now.
+pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")
