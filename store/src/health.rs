@@ -9,12 +9,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The migrations this build applies, by version, with their checksums.
-fn known_migrations(backend: Backend) -> BTreeMap<i64, Vec<u8>> {
-    let migrator = match backend {
-        Backend::Sqlite => sqlx::migrate!("./migrations/sqlite"),
-        Backend::Postgres => sqlx::migrate!("./migrations/postgres"),
-    };
-    migrator
+async fn known_migrations(backend: Backend) -> BTreeMap<i64, Vec<u8>> {
+    crate::migrations::migrator(backend)
+        .await
         .iter()
         .filter(|m| m.migration_type.is_up_migration())
         .map(|m| (m.version, m.checksum.to_vec()))
@@ -34,7 +31,7 @@ impl Store {
 
     /// What is wrong with the applied migrations, one sentence each.
     async fn migration_problems(&self) -> Result<Vec<String>> {
-        let known = known_migrations(self.backend);
+        let known = known_migrations(self.backend).await;
         let rows = sqlx::query(
             "SELECT version, CAST(CASE WHEN success THEN 1 ELSE 0 END AS BIGINT), checksum \
              FROM _sqlx_migrations",

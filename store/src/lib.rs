@@ -34,6 +34,7 @@ mod health;
 mod ingest;
 mod links;
 mod marks;
+mod migrations;
 mod moves;
 mod occurrences;
 mod privacy;
@@ -311,10 +312,7 @@ async fn migrate(
     backend: Backend,
     pool: &AnyPool,
 ) -> std::result::Result<(), sqlx::migrate::MigrateError> {
-    let migrator = match backend {
-        Backend::Sqlite => sqlx::migrate!("./migrations/sqlite"),
-        Backend::Postgres => sqlx::migrate!("./migrations/postgres"),
-    };
+    let migrator = migrations::migrator(backend).await;
     let tries = match backend {
         Backend::Sqlite => 40,
         Backend::Postgres => 1,
