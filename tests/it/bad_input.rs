@@ -190,8 +190,7 @@ fn skip_bad_stores_every_good_line_and_only_those_postgres() {
 }
 
 fn skip_bad_stores_every_good_line_and_only_those(backend: Backend) {
-    let mut failures = Vec::new();
-    for case in cases() {
+    let failures: Vec<String> = each_case(&cases(), |case| {
         let db = TestDb::new(backend);
         let path = corpus().join(&case.file);
         let out = db.run(&["ingest", "--skip-bad", path.to_str().unwrap()]);
@@ -203,21 +202,24 @@ fn skip_bad_stores_every_good_line_and_only_those(backend: Backend) {
                     || !text.contains(&want)
                     || !text.contains("1 bad lines skipped")
                 {
-                    failures.push(format!(
+                    return Some(format!(
                         "{}: wanted `{want}` and one bad line, got {:?}: {text}{}",
                         case.file,
                         out.status.code(),
                         String::from_utf8_lossy(&out.stderr)
                     ));
                 }
+                None
             }
-            None => {
-                if out.status.code() != Some(1) {
-                    failures.push(format!("{}: --skip-bad did not reject it", case.file));
-                }
+            None if out.status.code() != Some(1) => {
+                Some(format!("{}: --skip-bad did not reject it", case.file))
             }
+            None => None,
         }
-    }
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 

@@ -138,9 +138,9 @@ fn runs() -> Vec<(std::path::PathBuf, bool)> {
 /// also hold no raw IP address of the input (its buckets print hashes, so
 /// only the pairs are compared there).
 fn parity_through_store(backend: Backend, key: Option<&str>) {
-    let mut failures = Vec::new();
     let env: Vec<(&str, &str)> = key.map(|k| ("DETECT_IP_KEY", k)).into_iter().collect();
-    for (dir, reference_order) in runs() {
+    let failures: Vec<String> = each_case(&runs(), |(dir, reference_order)| {
+        let (dir, reference_order) = (dir.as_path(), *reference_order);
         let db = TestDb::new(backend);
         let input = dir.join("input.jsonl");
         let mut ingest = vec!["ingest", input.to_str().unwrap()];
@@ -154,23 +154,24 @@ fn parity_through_store(backend: Backend, key: Option<&str>) {
             &["report", "--season", "1", "--format", "csv", "--all"],
             &env,
         );
-        let label = format!("{} (reference order: {reference_order})", name(&dir));
+        let label = format!("{} (reference order: {reference_order})", name(dir));
         let bucket_differences = match key {
-            None => check_buckets(&dir, reference_order, &buckets),
+            None => check_buckets(dir, reference_order, &buckets),
             Some(_) => db
                 .raw_ips_stored(&input)
                 .into_iter()
                 .map(|ip| format!("the raw address {ip} is stored"))
                 .collect(),
         };
-        for d in bucket_differences.into_iter().chain(check_pairs(
-            &dir,
-            reference_order,
-            &pairs_of_csv(&csv),
-        )) {
-            failures.push(format!("{label}: {d}"));
-        }
-    }
+        bucket_differences
+            .into_iter()
+            .chain(check_pairs(dir, reference_order, &pairs_of_csv(&csv)))
+            .map(|d| format!("{label}: {d}"))
+            .collect::<Vec<_>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     assert!(
         failures.is_empty(),
         "golden parity failed:\n{}",
