@@ -17,7 +17,9 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 
 mod csv;
+mod ids;
 use csv::{csv_line, read_header, CsvState};
+pub use ids::{IdMove, NewNames, ReaderNames};
 
 /// A problem with a log: the file could not be read, or one of its lines is
 /// not a move.
@@ -301,7 +303,7 @@ pub type LineRef<'a> = Option<MoveRef<'a>>;
 
 /// A record the rule accepts, its IP in normal form, or the rule's word on
 /// it.
-fn checked<'a>(mut m: MoveRef<'a>, limits: &Limits) -> Result<LineRef<'a>, String> {
+fn checked<'a>(mut m: MoveRef<'a>, limits: &Limits) -> Result<MoveRef<'a>, String> {
     limits
         .check(&m.username, &m.game, m.timestamp, &m.ip)
         .map_err(|v| v.to_string())?;
@@ -310,9 +312,10 @@ fn checked<'a>(mut m: MoveRef<'a>, limits: &Limits) -> Result<LineRef<'a>, Strin
         Cow::Owned(ip) => schema::rules::normal_ip(&ip).map(|n| Cow::Owned(n.into_owned())),
     }
     .map_err(|v| v.to_string())?;
-    Ok(Some(m))
+    Ok(m)
 }
 
+/// A JSON line's record as written, not yet checked against the rule.
 fn json_line<'t>(text: &'t str, limits: &Limits) -> Result<LineRef<'t>, String> {
     if !text.starts_with('{') {
         return Err("bad JSON: a line must be one JSON object, {...}".to_owned());
@@ -343,21 +346,27 @@ fn json_line<'t>(text: &'t str, limits: &Limits) -> Result<LineRef<'t>, String> 
         Some(JsonTime::Text(s)) => parse_time(&s)?,
         None => return Err("no `timestamp_utc` or `timestamp` field".to_owned()),
     };
-    checked(
-        MoveRef {
-            username,
-            game: rec.game.unwrap_or_default(),
-            timestamp: time,
-            ip,
-        },
-        limits,
-    )
+    Ok(Some(MoveRef {
+        username,
+        game: rec.game.unwrap_or_default(),
+        timestamp: time,
+        ip,
+    }))
 }
 
 impl LogReader {
     /// The next line, borrowed from the reader's buffer (the fast way to
     /// read a large log); `None` at the end.
     pub fn next_ref(&mut self) -> Option<Result<(u64, LineRef<'_>), ReadError>> {
+        self.next_with(checked)
+    }
+
+    /// The next line, its record (as written) handed to `finish` with the
+    /// limits to check it against; `None` at the end.
+    fn next_with<'s, T>(
+        &'s mut self,
+        finish: impl FnOnce(MoveRef<'s>, &Limits) -> Result<T, String>,
+    ) -> Option<Result<(u64, Option<T>), ReadError>> {
         if self.done {
             return None;
         }
@@ -409,9 +418,10 @@ impl LogReader {
         };
         let parsed = match csv {
             None => json_line(text.trim(), limits),
-            Some(state) => csv_line(state, text, limits),
+            Some(state) => csv_line(state, text),
         };
-        Some(parsed.map(|l| (n, l)).map_err(|m| fail(n, m)))
+        let finished = parsed.and_then(|line| line.map(|m| finish(m, limits)).transpose());
+        Some(finished.map(|l| (n, l)).map_err(|m| fail(n, m)))
     }
 }
 
