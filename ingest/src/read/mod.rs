@@ -18,8 +18,10 @@ use std::io::{self, BufRead, BufReader, Read};
 
 mod csv;
 mod ids;
+mod text;
 use csv::{csv_line, read_header, CsvState};
 pub use ids::{IdMove, NewNames, ReaderNames};
+use text::Text;
 
 /// A problem with a log: the file could not be read, or one of its lines is
 /// not a move.
@@ -219,15 +221,15 @@ pub fn warn_if_fifo(path: &str, name: &str) {
 #[derive(Deserialize)]
 struct JsonMove<'a> {
     #[serde(borrow, default)]
-    username: Option<Cow<'a, str>>,
+    username: Option<Text<'a>>,
     #[serde(borrow, default)]
-    game: Option<Cow<'a, str>>,
+    game: Option<Text<'a>>,
     #[serde(borrow, default)]
     timestamp_utc: Option<JsonTime<'a>>,
     #[serde(borrow, default)]
     timestamp: Option<JsonTime<'a>>,
     #[serde(borrow, default)]
-    ip: Option<Cow<'a, str>>,
+    ip: Option<Text<'a>>,
 }
 
 /// A time field: epoch seconds (integer or with a fraction) or text. Read
@@ -332,7 +334,7 @@ fn json_line<'t>(text: &'t str, limits: &Limits) -> Result<LineRef<'t>, String> 
     })?;
     // As in the reference, a record without username or IP is dropped
     // before its time is read.
-    let (Some(username), Some(ip)) = (rec.username, rec.ip) else {
+    let (Some(Text(username)), Some(Text(ip))) = (rec.username, rec.ip) else {
         return Ok(None);
     };
     let time = match rec.timestamp_utc.or(rec.timestamp) {
@@ -348,7 +350,7 @@ fn json_line<'t>(text: &'t str, limits: &Limits) -> Result<LineRef<'t>, String> 
     };
     Ok(Some(MoveRef {
         username,
-        game: rec.game.unwrap_or_default(),
+        game: rec.game.map(|Text(g)| g).unwrap_or_default(),
         timestamp: time,
         ip,
     }))
