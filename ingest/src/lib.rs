@@ -18,8 +18,8 @@ pub mod segment;
 pub mod time;
 
 pub use read::{
-    open_log, open_log_as, open_log_with, shown_name, warn_if_fifo, LineRef, LogLine, LogReader,
-    MoveRef, ReadError,
+    open_log, open_log_as, open_log_with, shown_name, warn_if_fifo, IdMove, LineRef, LogLine,
+    LogReader, MoveRef, NewNames, ReadError, ReaderNames,
 };
 pub use schema::rules::Limits;
 pub use segment::{segment_moves, sort_by_time, Segmenter};

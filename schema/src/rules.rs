@@ -119,6 +119,13 @@ impl Limits {
         if !ip.is_empty() && ip.trim().is_empty() {
             return Err(Violation::BlankIp);
         }
+        self.check_time(time)
+    }
+
+    /// Checks the time of a record alone (the last check of
+    /// [`Limits::check`]).
+    #[inline]
+    pub fn check_time(&self, time: Epoch) -> Result<(), Violation> {
         if time < self.earliest || time > self.latest {
             return Err(Violation::TimeOutOfRange {
                 time,

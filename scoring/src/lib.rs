@@ -182,34 +182,47 @@ pub fn scan_with_model(
 }
 
 /// Both directions of every candidate pair, the reference way, on bit rows
-/// ([`bits`]) built once per account.
+/// ([`bits`]) built once per account: `(x, y)` then `(y, x)`, both from
+/// one pass over the words their rows share ([`score_directed_both`]).
 pub(crate) fn reference_scores(
     segments: &Segments,
     season: &Season,
     pairs: &[(schema::AccountId, schema::AccountId)],
 ) -> Vec<PairScore> {
     let rows = season_rows(segments, season, Some(pairs));
-    // An indexed iterator collects straight into a vector of the exact
-    // size (a flat map would gather pieces and copy them once more).
-    (0..2 * pairs.len())
-        .into_par_iter()
-        .map(|i| {
-            let (x, y) = pairs[i / 2];
-            let (a, b) = if i % 2 == 0 { (x, y) } else { (y, x) };
-            directed_score(segments, season, &rows, a, b)
-        })
-        .collect()
+    both_directions(segments, season, &rows, pairs)
 }
 
-/// The reference [`PairScore`] of the directed pair `(a, b)`.
-pub(crate) fn directed_score(
+/// The reference [`PairScore`]s of `(x, y)` then `(y, x)` for every pair,
+/// on `rows`.
+pub(crate) fn both_directions(
     segments: &Segments,
     season: &Season,
     rows: &[Option<bits::Rows>],
+    pairs: &[(schema::AccountId, schema::AccountId)],
+) -> Vec<PairScore> {
+    // Collected at the exact size and flattened in place (a flat map
+    // would gather pieces and copy them once more).
+    let both: Vec<[PairScore; 2]> = pairs
+        .par_iter()
+        .map(|&(x, y)| {
+            let (xy, yx) = score_directed_both(segments, season, rows, x, y);
+            [
+                pair_score(segments, x, y, xy),
+                pair_score(segments, y, x, yx),
+            ]
+        })
+        .collect();
+    both.into_flattened()
+}
+
+/// The [`PairScore`] of the directed pair `(a, b)` from its outcome.
+fn pair_score(
+    segments: &Segments,
     a: schema::AccountId,
     b: schema::AccountId,
+    out: PairOutcome,
 ) -> PairScore {
-    let out = score_directed(segments, season, rows, a, b);
     PairScore {
         account_a: segments.accounts.name(a).to_owned(),
         account_b: segments.accounts.name(b).to_owned(),

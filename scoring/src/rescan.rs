@@ -13,15 +13,13 @@
 //!   since that adds or removes pairs among accounts who did not change.
 
 use crate::{
-    candidate_ids, day_in_season, days_in_season, directed_score, in_season, participants,
+    both_directions, candidate_ids, day_in_season, days_in_season, in_season, participants,
     reference_scores, scan_result, season_rows, sort_pairs, ScanError,
 };
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 use schema::rescan::AccountDigests;
-use schema::{
-    AccountId, CrowdedAddress, Mode, PairScore, ScanParams, ScanResult, Season, Segments,
-};
+use schema::{AccountId, CrowdedAddress, Mode, ScanParams, ScanResult, Season, Segments};
 use std::hash::{Hash, Hasher};
 
 /// What the previous scan of the season, with the same parameters, left.
@@ -227,11 +225,7 @@ pub fn flagged_result(
     kept.sort_unstable();
     kept.dedup();
     let rows = season_rows(segments, season, Some(&kept));
-    let mut pairs: Vec<PairScore> = kept
-        .par_iter()
-        .flat_map_iter(|&(x, y)| [(x, y), (y, x)])
-        .map(|(a, b)| directed_score(segments, season, &rows, a, b))
-        .collect();
+    let mut pairs = both_directions(segments, season, &rows, &kept);
     // Of the pairs scored again, those flagged in either direction.
     let mut best: FxHashMap<(&str, &str), f64> = FxHashMap::default();
     for p in &rescan.result.pairs {

@@ -3,7 +3,7 @@
 use super::spinner;
 use anyhow::Result;
 use ingest::ranges::{json_ranges, lines_before, open_log_range};
-use ingest::{open_log_with, Limits, ReadError, Segmenter};
+use ingest::{open_log_with, IdMove, Limits, NewNames, ReadError, ReaderNames, Segmenter};
 use schema::{Names, Segments};
 use scoring::improved::MoveTimes;
 use std::ops::Range;
@@ -13,8 +13,9 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 /// --input`. Sorts by time (stably) unless `reference_order`.
 ///
 /// Parsing and segmenting overlap (`read_moves`): reader threads parse
-/// the logs, a plain JSON-lines log in ranges side by side, and this thread
-/// interns the names and segments the moves in file order as they come. A
+/// the logs, a plain JSON-lines log in ranges side by side, and intern the
+/// names each in tables of its own; this thread maps their ids to the
+/// merged tables' and segments the moves in file order as they come. A
 /// log found out of time order is read again, sorted and segmented at the
 /// end; only standard input, which cannot be read twice, has its moves kept
 /// meanwhile.
@@ -59,7 +60,7 @@ fn read_segments(
 ) -> Result<Segments> {
     let keep = !reference_order && files.iter().any(|f| f == "-");
     let mut seg = Segmenter::new(bucket_seconds);
-    let mut kept: Vec<Compact> = Vec::new();
+    let mut kept: Vec<IdMove> = Vec::new();
     let mut latest = i64::MIN;
     let mut in_order = true;
     let tables = read_moves(files, limits, |chunk| {
@@ -98,15 +99,6 @@ fn read_segments(
     Ok(seg.finish_with_names(tables.accounts, tables.games, tables.ips))
 }
 
-/// A move with its names interned: 24 bytes.
-#[derive(Clone, Copy)]
-struct Compact {
-    timestamp: i64,
-    account: u32,
-    game: u32,
-    ip: u32,
-}
-
 /// The names of the moves read.
 #[derive(Default)]
 struct Tables {
@@ -115,12 +107,11 @@ struct Tables {
     ips: Names,
 }
 
-/// Moves as a reader hands them over, names not yet interned: each move's
-/// `account`, `game` and `ip` are where its account, game and address end in
-/// `text` (each starts where the one before ends).
+/// Moves as a reader hands them over: by the reader's own ids, with the
+/// names it met since its last chunk.
 struct Chunk {
-    moves: Vec<Compact>,
-    text: String,
+    moves: Vec<IdMove>,
+    new: NewNames,
 }
 
 impl Chunk {
@@ -129,26 +120,36 @@ impl Chunk {
     fn new() -> Chunk {
         Chunk {
             moves: Vec::with_capacity(Chunk::MOVES),
-            text: String::with_capacity(Chunk::MOVES * 40),
+            new: NewNames::default(),
         }
     }
 
-    /// The moves with their names interned in `t`.
-    fn resolve(self, t: &mut Tables) -> Vec<Compact> {
-        let mut moves = self.moves;
-        let mut start = 0;
-        let mut next = |end: u32, names: &mut Names| {
-            let id = names.intern(&self.text[start..end as usize]);
-            start = end as usize;
-            id
+    /// The moves by the ids of `t`, through `map` (the reader's ids in `t`,
+    /// which the chunk's new names extend: interned here in the reader's
+    /// order, which is file order, so ids still follow first appearance).
+    fn resolve(self, t: &mut Tables, map: &mut IdMap) -> Vec<IdMove> {
+        let extend = |map: &mut Vec<u32>, names: Vec<String>, table: &mut Names| {
+            map.extend(names.iter().map(|n| table.intern(n)));
         };
+        extend(&mut map.accounts, self.new.accounts, &mut t.accounts);
+        extend(&mut map.games, self.new.games, &mut t.games);
+        extend(&mut map.ips, self.new.ips, &mut t.ips);
+        let mut moves = self.moves;
         for m in &mut moves {
-            m.account = next(m.account, &mut t.accounts);
-            m.game = next(m.game, &mut t.games);
-            m.ip = next(m.ip, &mut t.ips);
+            m.account = map.accounts[m.account as usize];
+            m.game = map.games[m.game as usize];
+            m.ip = map.ips[m.ip as usize];
         }
         moves
     }
+}
+
+/// One reader's ids in the merged tables, by the reader's id.
+#[derive(Default)]
+struct IdMap {
+    accounts: Vec<u32>,
+    games: Vec<u32>,
+    ips: Vec<u32>,
 }
 
 /// One piece of reading: a whole log, or a range of a plain JSON-lines log.
@@ -166,7 +167,7 @@ type Sent = std::result::Result<Chunk, ReadError>;
 fn read_moves(
     files: &[String],
     limits: &Limits,
-    mut each: impl FnMut(&[Compact]),
+    mut each: impl FnMut(&[IdMove]),
 ) -> Result<Tables> {
     let units: Vec<Unit> = files
         .iter()
@@ -195,16 +196,18 @@ fn read_moves(
     std::thread::scope(|s| {
         for mine in work {
             s.spawn(move || {
+                let mut names = ReaderNames::default();
                 for (unit, tx) in mine {
-                    if read_unit(unit, limits, &tx).is_err() {
+                    if read_unit(unit, limits, &mut names, &tx).is_err() {
                         return;
                     }
                 }
             });
         }
         let mut tables = Tables::default();
+        let mut maps: Vec<IdMap> = (0..readers).map(|_| IdMap::default()).collect();
         let mut bar = None;
-        for (unit, rx) in units.iter().zip(receivers) {
+        for (k, (unit, rx)) in units.iter().zip(receivers).enumerate() {
             if unit.range.as_ref().is_none_or(|r| r.start == 0) {
                 bar = Some(spinner(format!(
                     "reading {}",
@@ -213,7 +216,7 @@ fn read_moves(
             }
             for sent in rx {
                 match sent {
-                    Ok(chunk) => each(&chunk.resolve(&mut tables)),
+                    Ok(chunk) => each(&chunk.resolve(&mut tables, &mut maps[k % readers])),
                     Err(e) => return Err(in_file(e, unit).into()),
                 }
             }
@@ -244,9 +247,15 @@ fn in_file(mut e: ReadError, unit: &Unit) -> ReadError {
     e
 }
 
-/// Reads one unit into chunks sent on `tx`; `Err` when the reading ends
-/// early (a bad line, sent on, or nobody listening any more).
-fn read_unit(unit: &Unit, limits: &Limits, tx: &SyncSender<Sent>) -> Result<(), ()> {
+/// Reads one unit into chunks sent on `tx`, by the ids of the reader's
+/// `names`; `Err` when the reading ends early (a bad line, sent on, or
+/// nobody listening any more).
+fn read_unit(
+    unit: &Unit,
+    limits: &Limits,
+    names: &mut ReaderNames,
+    tx: &SyncSender<Sent>,
+) -> Result<(), ()> {
     let opened = match &unit.range {
         Some(r) => open_log_range(&unit.path, limits, r.clone()),
         None => open_log_with(&unit.path, limits),
@@ -256,24 +265,12 @@ fn read_unit(unit: &Unit, limits: &Limits, tx: &SyncSender<Sent>) -> Result<(), 
         Err(e) => return tx.send(Err(e)).map_err(|_| ()).and(Err(())),
     };
     let mut chunk = Chunk::new();
-    while let Some(line) = reader.next_ref() {
+    while let Some(line) = reader.next_ids(names) {
         match line {
             Ok((_, Some(m))) => {
-                let end =
-                    |text: &String| u32::try_from(text.len()).expect("a chunk's names fit in 4 GB");
-                chunk.text.push_str(&m.username);
-                let account = end(&chunk.text);
-                chunk.text.push_str(&m.game);
-                let game = end(&chunk.text);
-                chunk.text.push_str(&m.ip);
-                let ip = end(&chunk.text);
-                chunk.moves.push(Compact {
-                    timestamp: m.timestamp,
-                    account,
-                    game,
-                    ip,
-                });
+                chunk.moves.push(m);
                 if chunk.moves.len() == Chunk::MOVES {
+                    chunk.new = names.take_new();
                     tx.send(Ok(std::mem::replace(&mut chunk, Chunk::new())))
                         .map_err(|_| ())?;
                 }
@@ -286,6 +283,7 @@ fn read_unit(unit: &Unit, limits: &Limits, tx: &SyncSender<Sent>) -> Result<(), 
         }
     }
     if !chunk.moves.is_empty() {
+        chunk.new = names.take_new();
         tx.send(Ok(chunk)).map_err(|_| ())?;
     }
     Ok(())

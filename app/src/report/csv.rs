@@ -109,21 +109,24 @@ fn csv_pair<W: Write>(
     threshold: f64,
     more: &[&str],
 ) -> anyhow::Result<()> {
-    let mut num = String::new();
-    let mut field = |w: &mut csv::Writer<W>, value: &dyn std::fmt::Display| {
-        use std::fmt::Write as _;
-        num.clear();
-        write!(num, "{value}").expect("a String takes any text");
-        w.write_field(&num)
-    };
+    // Integers as `Display` writes them, without its machinery.
+    let mut num = itoa::Buffer::new();
     let e = &p.evidence;
     w.write_field(csv_cell(&p.account_a).as_bytes())?;
     w.write_field(csv_cell(&p.account_b).as_bytes())?;
-    // Written as the JSON report writes it, digit for digit.
-    w.write_field(serde_json::to_string(&p.similarity)?)?;
-    field(w, &(p.similarity >= threshold))?;
-    field(w, &p.sum)?;
-    field(w, &p.weight)?;
+    // Written as the JSON report writes it, digit for digit (a float's
+    // shortest text fits 32 bytes).
+    let mut similarity = std::io::Cursor::new([0u8; 32]);
+    serde_json::to_writer(&mut similarity, &p.similarity)?;
+    let len = similarity.position() as usize;
+    w.write_field(&similarity.get_ref()[..len])?;
+    w.write_field(if p.similarity >= threshold {
+        "true"
+    } else {
+        "false"
+    })?;
+    w.write_field(num.format(p.sum))?;
+    w.write_field(num.format(p.weight))?;
     for cell in [
         Cell::SameIp,
         Cell::OtherIp,
@@ -131,12 +134,12 @@ fn csv_pair<W: Write>(
         Cell::StalledMoved,
         Cell::BothStalled,
     ] {
-        field(w, &e.tally(cell).count)?;
-        field(w, &e.tally(cell).score)?;
+        w.write_field(num.format(e.tally(cell).count))?;
+        w.write_field(num.format(e.tally(cell).score))?;
     }
-    field(w, &e.max_boost)?;
+    w.write_field(num.format(e.max_boost))?;
     match e.max_boost_bucket {
-        Some(b) => field(w, &b)?,
+        Some(b) => w.write_field(num.format(b))?,
         None => w.write_field("")?,
     }
     for cell in more {

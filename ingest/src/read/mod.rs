@@ -17,7 +17,11 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 
 mod csv;
+mod ids;
+mod text;
 use csv::{csv_line, read_header, CsvState};
+pub use ids::{IdMove, NewNames, ReaderNames};
+use text::Text;
 
 /// A problem with a log: the file could not be read, or one of its lines is
 /// not a move.
@@ -217,15 +221,15 @@ pub fn warn_if_fifo(path: &str, name: &str) {
 #[derive(Deserialize)]
 struct JsonMove<'a> {
     #[serde(borrow, default)]
-    username: Option<Cow<'a, str>>,
+    username: Option<Text<'a>>,
     #[serde(borrow, default)]
-    game: Option<Cow<'a, str>>,
+    game: Option<Text<'a>>,
     #[serde(borrow, default)]
     timestamp_utc: Option<JsonTime<'a>>,
     #[serde(borrow, default)]
     timestamp: Option<JsonTime<'a>>,
     #[serde(borrow, default)]
-    ip: Option<Cow<'a, str>>,
+    ip: Option<Text<'a>>,
 }
 
 /// A time field: epoch seconds (integer or with a fraction) or text. Read
@@ -301,7 +305,7 @@ pub type LineRef<'a> = Option<MoveRef<'a>>;
 
 /// A record the rule accepts, its IP in normal form, or the rule's word on
 /// it.
-fn checked<'a>(mut m: MoveRef<'a>, limits: &Limits) -> Result<LineRef<'a>, String> {
+fn checked<'a>(mut m: MoveRef<'a>, limits: &Limits) -> Result<MoveRef<'a>, String> {
     limits
         .check(&m.username, &m.game, m.timestamp, &m.ip)
         .map_err(|v| v.to_string())?;
@@ -310,9 +314,10 @@ fn checked<'a>(mut m: MoveRef<'a>, limits: &Limits) -> Result<LineRef<'a>, Strin
         Cow::Owned(ip) => schema::rules::normal_ip(&ip).map(|n| Cow::Owned(n.into_owned())),
     }
     .map_err(|v| v.to_string())?;
-    Ok(Some(m))
+    Ok(m)
 }
 
+/// A JSON line's record as written, not yet checked against the rule.
 fn json_line<'t>(text: &'t str, limits: &Limits) -> Result<LineRef<'t>, String> {
     if !text.starts_with('{') {
         return Err("bad JSON: a line must be one JSON object, {...}".to_owned());
@@ -329,7 +334,7 @@ fn json_line<'t>(text: &'t str, limits: &Limits) -> Result<LineRef<'t>, String> 
     })?;
     // As in the reference, a record without username or IP is dropped
     // before its time is read.
-    let (Some(username), Some(ip)) = (rec.username, rec.ip) else {
+    let (Some(Text(username)), Some(Text(ip))) = (rec.username, rec.ip) else {
         return Ok(None);
     };
     let time = match rec.timestamp_utc.or(rec.timestamp) {
@@ -343,21 +348,27 @@ fn json_line<'t>(text: &'t str, limits: &Limits) -> Result<LineRef<'t>, String> 
         Some(JsonTime::Text(s)) => parse_time(&s)?,
         None => return Err("no `timestamp_utc` or `timestamp` field".to_owned()),
     };
-    checked(
-        MoveRef {
-            username,
-            game: rec.game.unwrap_or_default(),
-            timestamp: time,
-            ip,
-        },
-        limits,
-    )
+    Ok(Some(MoveRef {
+        username,
+        game: rec.game.map(|Text(g)| g).unwrap_or_default(),
+        timestamp: time,
+        ip,
+    }))
 }
 
 impl LogReader {
     /// The next line, borrowed from the reader's buffer (the fast way to
     /// read a large log); `None` at the end.
     pub fn next_ref(&mut self) -> Option<Result<(u64, LineRef<'_>), ReadError>> {
+        self.next_with(checked)
+    }
+
+    /// The next line, its record (as written) handed to `finish` with the
+    /// limits to check it against; `None` at the end.
+    fn next_with<'s, T>(
+        &'s mut self,
+        finish: impl FnOnce(MoveRef<'s>, &Limits) -> Result<T, String>,
+    ) -> Option<Result<(u64, Option<T>), ReadError>> {
         if self.done {
             return None;
         }
@@ -409,9 +420,10 @@ impl LogReader {
         };
         let parsed = match csv {
             None => json_line(text.trim(), limits),
-            Some(state) => csv_line(state, text, limits),
+            Some(state) => csv_line(state, text),
         };
-        Some(parsed.map(|l| (n, l)).map_err(|m| fail(n, m)))
+        let finished = parsed.and_then(|line| line.map(|m| finish(m, limits)).transpose());
+        Some(finished.map(|l| (n, l)).map_err(|m| fail(n, m)))
     }
 }
 

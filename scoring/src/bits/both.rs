@@ -9,9 +9,8 @@
 //! (buckets ascending), so every count, run and kept bucket is the same.
 //! `scoring/tests/it/bits.rs` checks that on arbitrary timelines.
 //!
-//! Reference mode scores directed pairs one at a time and keeps to
-//! [`super::score_rows`]; improved mode, which reads both directions of
-//! every pair, scores them here.
+//! Both modes score a candidate pair's two directions here;
+//! [`super::score_rows`] scores one direction alone.
 
 use super::{add, outcome, Rows, Word};
 use crate::similarity::{keep_top, PairOutcome, TOP_BUCKETS};
