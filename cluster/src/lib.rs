@@ -18,6 +18,8 @@
 pub mod export;
 pub mod layout;
 pub mod nodes;
+pub mod part;
 pub mod plan;
 pub mod scan;
 pub mod score;
+pub mod segments;
