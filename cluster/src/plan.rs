@@ -75,19 +75,21 @@ pub fn pairs_sql(crowd_limit: usize, bucket_seconds: i64, parts: usize) -> Strin
     GROUP BY a."account", b."account"
 ), tagged AS (
     SELECT {part}(link, CAST({parts} AS BIGINT)) AS part, x, y FROM pairs
+), roles AS (
+    SELECT part, unnest(make_array(x, y)) AS "account", unnest(make_array(y, NULL)) AS partner FROM tagged
 ), needed AS (
-    SELECT part, x AS "account" FROM tagged UNION SELECT part, y FROM tagged
+    SELECT part, "account", array_agg(partner) FILTER (WHERE partner IS NOT NULL) AS partners
+    FROM roles GROUP BY part, "account"
 ), shipped AS (
-    SELECT n.part, n."account", s.segments AS segs FROM segments s RIGHT JOIN needed n ON s."account" = n."account"
-), part_rows AS (
-    SELECT part, x AS "account", y AS partner, NULL AS segs FROM tagged
-    UNION ALL
-    SELECT part, "account", NULL AS partner, segs FROM shipped
+    SELECT n.part, n."account", n.partners, s.segments AS segs
+    FROM segments s RIGHT JOIN needed n ON s."account" = n."account"
 ), scored AS (
-    SELECT "account", partner,
-           {score}("account", partner, segs, CAST({bucket_seconds} AS BIGINT)) OVER (PARTITION BY part) AS score
-    FROM part_rows
+    SELECT "account",
+           {score}("account", partners, segs, CAST({bucket_seconds} AS BIGINT)) OVER (PARTITION BY part) AS scores
+    FROM shipped
+), flat AS (
+    SELECT "account" AS account_x, unnest(scores) AS p FROM scored
 )
-SELECT "account" AS account_x, partner AS account_y, score FROM scored WHERE partner IS NOT NULL"#
+SELECT account_x, p['account_y'] AS account_y, p['score'] AS score FROM flat"#
     )
 }

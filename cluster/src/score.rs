@@ -1,21 +1,23 @@
-//! `detect_score(account, partner, segments, bucket_seconds) OVER (PARTITION
-//! BY part)`: detect's own scoring as a DataFusion window function, run by the
-//! executors on one part of the scan at a time (see [`crate::plan`]).
+//! `detect_score(account, partners, segments, bucket_seconds) OVER
+//! (PARTITION BY part)`: detect's own scoring as a DataFusion window
+//! function, run by the executors on one part of the scan at a time (see
+//! [`crate::plan`]).
 //!
-//! A part's rows are of two kinds: an account's row (`segments` set,
-//! `partner` null), once for each account the part's pairs name, and a pair's
-//! row (`account` < `partner`, `segments` null). The function turns each
-//! account's segments into [`schema::Segment`]s once, with IP ids shared by
-//! the part, and scores every pair row both ways with
-//! [`scoring::score_pair`]; an account's row gets a null score. The scoring
-//! crate is not changed for it.
+//! A part has one row for each account its pairs name: the account's
+//! segments, and the accounts it is paired with in this part (`account` <
+//! partner; none when it is only the second account of its pairs). The
+//! function turns each account's segments into [`schema::Segment`]s once,
+//! with IP ids shared by the part, and scores each pair both ways with
+//! [`scoring::score_pair`]: a row's result is the list of its pairs'
+//! scores ([`layout::scored_type`]). The scoring crate is not changed for it.
 
 use crate::layout;
 use crate::segments::{segments_at, IpIds};
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, Float64Builder, Int64Builder, StringBuilder, StructArray,
+    Array, ArrayRef, AsArray, Float64Builder, Int64Builder, ListArray, StringArray, StringBuilder,
+    StructArray,
 };
-use datafusion::arrow::buffer::NullBuffer;
+use datafusion::arrow::buffer::{OffsetBuffer, ScalarBuffer};
 use datafusion::arrow::compute::cast;
 use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Int64Type};
 use datafusion::common::{exec_err, Result};
@@ -61,7 +63,7 @@ impl WindowUDFImpl for DetectScore {
     fn field(&self, args: WindowUDFFieldArgs) -> Result<FieldRef> {
         Ok(Arc::new(Field::new(
             args.name(),
-            layout::score_type(),
+            layout::scored_type(),
             true,
         )))
     }
@@ -75,12 +77,12 @@ struct PartScorer;
 
 impl PartitionEvaluator for PartScorer {
     fn evaluate_all(&mut self, values: &[ArrayRef], num_rows: usize) -> Result<ArrayRef> {
-        let [account, partner, segments, bucket_seconds] = values else {
+        let [account, partners, segments, bucket_seconds] = values else {
             return exec_err!("{NAME}: 4 arguments expected, got {}", values.len());
         };
-        let mut out = ScoreColumns::default();
+        let mut out = Scored::default();
         if num_rows == 0 {
-            return Ok(Arc::new(out.finish()?));
+            return out.finish();
         }
         let Some(bucket_seconds) = bucket_seconds.as_primitive_opt::<Int64Type>() else {
             return exec_err!(
@@ -92,28 +94,35 @@ impl PartitionEvaluator for PartScorer {
         // String views or plain strings from the shuffle: one type here.
         let account = cast(account, &DataType::Utf8)?;
         let account = account.as_string::<i32>();
-        let partner = cast(partner, &DataType::Utf8)?;
-        let partner = partner.as_string::<i32>();
+        let names = DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)));
+        let partners = cast(partners, &names)?;
+        let partners = partners.as_list::<i32>();
         let held = held_accounts(account, segments, num_rows)?;
         let none = Vec::new();
         for r in 0..num_rows {
-            if partner.is_null(r) {
-                out.push_null();
-                continue;
+            if !partners.is_null(r) {
+                let x = held.get(account.value(r)).unwrap_or(&none);
+                let ys = partners.value(r);
+                let ys = ys.as_string::<i32>();
+                for k in 0..ys.len() {
+                    let y = held.get(ys.value(k)).unwrap_or(&none);
+                    out.push(
+                        ys.value(k),
+                        &scoring::score_pair(x, y, bucket_seconds),
+                        &scoring::score_pair(y, x, bucket_seconds),
+                    );
+                }
             }
-            let x = held.get(account.value(r)).unwrap_or(&none);
-            let y = held.get(partner.value(r)).unwrap_or(&none);
-            out.push(&scoring::score_pair(x, y, bucket_seconds));
-            out.push(&scoring::score_pair(y, x, bucket_seconds));
+            out.end_row();
         }
-        Ok(Arc::new(out.finish()?))
+        out.finish()
     }
 }
 
 /// The segments of every account row of the part, by account (an account
 /// without segments in the season has none).
 fn held_accounts<'a>(
-    account: &'a datafusion::arrow::array::StringArray,
+    account: &'a StringArray,
     segments: &ArrayRef,
     num_rows: usize,
 ) -> Result<HashMap<&'a str, Vec<Segment>>> {
@@ -136,47 +145,49 @@ fn held_accounts<'a>(
     Ok(held)
 }
 
-/// The columns of [`layout::score_type`], filled row by row: `xy` then `yx`,
-/// or a null row.
+/// Each row's list of scored pairs: the partner, and the scores of both
+/// directions in the columns of [`layout::score_type`].
 #[derive(Default)]
-struct ScoreColumns {
+struct Scored {
+    partner: StringBuilder,
     similarity: [Float64Builder; 2],
     sum: [Int64Builder; 2],
     weight: [Int64Builder; 2],
     evidence: [StringBuilder; 2],
-    valid: Vec<bool>,
-    next: usize,
+    offsets: Vec<i32>,
+    pairs: i32,
 }
 
-impl ScoreColumns {
-    /// Appends both directions of a pair, `xy` first.
-    fn push(&mut self, out: &scoring::PairOutcome) {
-        let d = self.next;
-        self.similarity[d].append_value(out.similarity());
-        self.sum[d].append_value(out.sum);
-        self.weight[d].append_value(out.weight);
-        let json = serde_json::to_string(&out.evidence).expect("evidence serialises");
-        self.evidence[d].append_value(json);
-        if d == 0 {
-            self.valid.push(true);
+impl Scored {
+    /// Appends a pair of the current row: `xy`, then `yx`.
+    fn push(&mut self, partner: &str, xy: &scoring::PairOutcome, yx: &scoring::PairOutcome) {
+        self.partner.append_value(partner);
+        for (d, out) in [xy, yx].into_iter().enumerate() {
+            self.similarity[d].append_value(out.similarity());
+            self.sum[d].append_value(out.sum);
+            self.weight[d].append_value(out.weight);
+            let json = serde_json::to_string(&out.evidence).expect("evidence serialises");
+            self.evidence[d].append_value(json);
         }
-        self.next = 1 - d;
+        self.pairs += 1;
     }
 
-    /// Appends a row without a score (the children hold placeholders).
-    fn push_null(&mut self) {
-        for d in 0..2 {
-            self.similarity[d].append_value(0.0);
-            self.sum[d].append_value(0);
-            self.weight[d].append_value(0);
-            self.evidence[d].append_value("");
+    /// Ends the current row's list.
+    fn end_row(&mut self) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
         }
-        self.valid.push(false);
+        self.offsets.push(self.pairs);
     }
 
-    fn finish(mut self) -> Result<StructArray> {
-        let DataType::Struct(fields) = layout::score_type() else {
-            unreachable!("the score type is a struct")
+    fn finish(mut self) -> Result<ArrayRef> {
+        let (DataType::List(item), DataType::Struct(score_fields)) =
+            (layout::scored_type(), layout::score_type())
+        else {
+            unreachable!("the scored type is a list, the score type a struct")
+        };
+        let DataType::Struct(pair_fields) = item.data_type().clone() else {
+            unreachable!("a scored pair is a struct")
         };
         let mut columns: Vec<ArrayRef> = Vec::new();
         for d in 0..2 {
@@ -185,7 +196,21 @@ impl ScoreColumns {
             columns.push(Arc::new(self.weight[d].finish()));
             columns.push(Arc::new(self.evidence[d].finish()));
         }
-        let nulls = NullBuffer::from(self.valid);
-        Ok(StructArray::try_new(fields, columns, Some(nulls))?)
+        let score = StructArray::try_new(score_fields, columns, None)?;
+        let pairs = StructArray::try_new(
+            pair_fields,
+            vec![Arc::new(self.partner.finish()), Arc::new(score)],
+            None,
+        )?;
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        let offsets = OffsetBuffer::new(ScalarBuffer::from(self.offsets));
+        Ok(Arc::new(ListArray::try_new(
+            item,
+            offsets,
+            Arc::new(pairs),
+            None,
+        )?))
     }
 }
