@@ -5,7 +5,8 @@ use crate::{part, score};
 use anyhow::{Context, Result};
 use ballista_core::config::{
     TaskSchedulingPolicy, BALLISTA_BROADCAST_JOIN_THRESHOLD_BYTES,
-    BALLISTA_BROADCAST_JOIN_THRESHOLD_ROWS, BALLISTA_SHUFFLE_SORT_BASED_BATCH_SIZE,
+    BALLISTA_BROADCAST_JOIN_THRESHOLD_ROWS, BALLISTA_SHUFFLE_COMPRESSION_CODEC,
+    BALLISTA_SHUFFLE_SORT_BASED_BATCH_SIZE,
     BALLISTA_SHUFFLE_SORT_BASED_MEMORY_LIMIT_PER_TASK_BYTES as SHUFFLE_SPILL_BYTES,
 };
 use ballista_core::extension::{SessionConfigExt, SessionStateExt};
@@ -78,7 +79,11 @@ pub async fn remote_context(addr: &str, partitions: usize) -> Result<SessionCont
         // The shuffle writer spills past 16 MiB a task (default 256 MiB),
         // and coalesces batches of rows as small as the plan's.
         .set_usize(SHUFFLE_SPILL_BYTES, 16 << 20)
-        .set_usize(BALLISTA_SHUFFLE_SORT_BASED_BATCH_SIZE, BATCH_ROWS);
+        .set_usize(BALLISTA_SHUFFLE_SORT_BASED_BATCH_SIZE, BATCH_ROWS)
+        // Shuffle files compressed with zstd rather than lz4: the packed
+        // segments (repeated addresses, near buckets) took 44% less at 1M
+        // moves (docs/scale-out.md).
+        .set_str(BALLISTA_SHUFFLE_COMPRESSION_CODEC, "zstd");
     let state = session_state(config)?
         .upgrade_for_ballista(format!("http://{addr}"))
         .with_context(|| format!("cannot use the scheduler at {addr}"))?;
