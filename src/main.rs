@@ -26,7 +26,11 @@ fn main() -> ExitCode {
         app::progress::install(Box::new(ui::Spinners));
     }
     detect::logging::init(cli.verbose, cli.quiet, daemon, log_format);
+    // 16 MiB a worker thread (tokio's default is 2 MiB): the query engine
+    // of a cluster scan plans recursively, and the scheduler's planning of a
+    // scan overflowed 2 MiB in an unoptimised build.
     let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .thread_stack_size(16 << 20)
         .enable_all()
         .build()
     {

@@ -106,6 +106,17 @@ pub fn score_type() -> DataType {
     DataType::Struct(fields.into())
 }
 
+/// What `detect_score` gives an account of a part: a list of its pairs
+/// there, each the partner (`account_y`) and the [`score_type`] of both
+/// directions.
+pub fn scored_type() -> DataType {
+    let pair = Fields::from(vec![
+        Field::new("account_y", DataType::Utf8, false),
+        Field::new("score", score_type(), false),
+    ]);
+    DataType::List(Arc::new(Field::new("item", DataType::Struct(pair), false)))
+}
+
 /// One row an (IP, day) left out for crowding.
 pub fn crowded_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![

@@ -2,10 +2,12 @@
 //!
 //! Scans on Apache DataFusion Ballista (docs/scale-out.md): a season as
 //! Parquet partitioned by a hash of the account ([`export`], [`layout`]), the
-//! scan as a SQL plan of joins and shuffles ([`plan`]) whose scoring is
-//! detect's own [`scoring::score_pair`] registered as the DataFusion function
-//! `detect_score` ([`score`]), and Ballista's scheduler and executor with
-//! that function registered ([`nodes`]). [`scan::run`] runs the plan on any
+//! scan as a SQL plan of joins and shuffles ([`plan`]) that scores the
+//! candidate pairs by parts ([`part`]), each part's accounts shipped to it
+//! once, with detect's own [`scoring::score_pair`] registered as the
+//! DataFusion window function `detect_score` ([`score`], [`segments`]), and
+//! Ballista's scheduler and executor with those functions registered
+//! ([`nodes`]). [`scan::run`] runs the plan on any
 //! session (a cluster's or a local one) and writes the results as Parquet;
 //! [`scan::read`] turns them back into a [`schema::ScanResult`].
 //!
@@ -18,6 +20,8 @@
 pub mod export;
 pub mod layout;
 pub mod nodes;
+pub mod part;
 pub mod plan;
 pub mod scan;
 pub mod score;
+pub mod segments;

@@ -1,11 +1,12 @@
 //! Ballista's scheduler and executor with detect's functions registered, and
 //! the client session that submits a plan to a scheduler.
 
-use crate::score;
+use crate::{part, score};
 use anyhow::{Context, Result};
 use ballista_core::config::{
     TaskSchedulingPolicy, BALLISTA_BROADCAST_JOIN_THRESHOLD_BYTES,
-    BALLISTA_BROADCAST_JOIN_THRESHOLD_ROWS, BALLISTA_SHUFFLE_SORT_BASED_BATCH_SIZE,
+    BALLISTA_BROADCAST_JOIN_THRESHOLD_ROWS, BALLISTA_SHUFFLE_COMPRESSION_CODEC,
+    BALLISTA_SHUFFLE_SORT_BASED_BATCH_SIZE,
     BALLISTA_SHUFFLE_SORT_BASED_MEMORY_LIMIT_PER_TASK_BYTES as SHUFFLE_SPILL_BYTES,
 };
 use ballista_core::extension::{SessionConfigExt, SessionStateExt};
@@ -20,21 +21,23 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Ballista's default session plus `detect_score`: what the scheduler plans
-/// with and the executors run with.
+/// Ballista's default session plus `detect_part` and `detect_score`: what
+/// the scheduler plans with and the executors run with.
 pub fn session_state(config: SessionConfig) -> datafusion::common::Result<SessionState> {
     let state = ballista_core::utils::default_session_builder(config)?;
-    let mut functions: Vec<_> = state.scalar_functions().values().cloned().collect();
-    functions.push(Arc::new(score::udf()));
+    let mut scalars: Vec<_> = state.scalar_functions().values().cloned().collect();
+    scalars.push(Arc::new(part::udf()));
+    let mut windows: Vec<_> = state.window_functions().values().cloned().collect();
+    windows.push(Arc::new(score::udwf()));
     Ok(SessionStateBuilder::new_from_existing(state)
-        .with_scalar_functions(functions)
+        .with_scalar_functions(scalars)
+        .with_window_functions(windows)
         .build())
 }
 
 /// Rows a record batch holds in a scan. A packed row holds all of an account's
-/// segments (about 1,000 over a season), and the rows that meet
-/// `detect_score` hold two accounts' lists: at DataFusion's default of 8,192
-/// rows such a batch is near a gigabyte.
+/// segments (about 1,000 over a season): at DataFusion's default of 8,192
+/// rows a batch of them is near half a gigabyte.
 pub const BATCH_ROWS: usize = 128;
 
 /// Plain strings from Parquet (not string views): what the layout declares;
@@ -45,7 +48,7 @@ fn client_config(config: SessionConfig) -> SessionConfig {
     options.execution.parquet.schema_force_view_types = false;
     // Every join partitioned by its key: a join that collects one side whole
     // (DataFusion's choice for a side it deems small) would hold every
-    // pair's packed segments in each task.
+    // account's packed segments in each task.
     options.optimizer.hash_join_single_partition_threshold = 0;
     options.optimizer.hash_join_single_partition_threshold_rows = 0;
     // The joins as plan.rs writes them: the packed segments as build side.
@@ -53,12 +56,12 @@ fn client_config(config: SessionConfig) -> SessionConfig {
     config
 }
 
-/// A local session (no cluster) with `detect_score`, `partitions` wide:
+/// A local session (no cluster) with detect's functions, `partitions` wide:
 /// `scan --cluster local`.
 pub fn local_context_with(partitions: usize) -> SessionContext {
     let config = SessionConfig::new().with_target_partitions(partitions.max(1));
     let ctx = SessionContext::new_with_config(client_config(config));
-    ctx.register_udf(score::udf());
+    register(&ctx);
     ctx
 }
 
@@ -76,13 +79,23 @@ pub async fn remote_context(addr: &str, partitions: usize) -> Result<SessionCont
         // The shuffle writer spills past 16 MiB a task (default 256 MiB),
         // and coalesces batches of rows as small as the plan's.
         .set_usize(SHUFFLE_SPILL_BYTES, 16 << 20)
-        .set_usize(BALLISTA_SHUFFLE_SORT_BASED_BATCH_SIZE, BATCH_ROWS);
+        .set_usize(BALLISTA_SHUFFLE_SORT_BASED_BATCH_SIZE, BATCH_ROWS)
+        // Shuffle files compressed with zstd rather than lz4: the packed
+        // segments (repeated addresses, near buckets) took 44% less at 1M
+        // moves (docs/scale-out.md).
+        .set_str(BALLISTA_SHUFFLE_COMPRESSION_CODEC, "zstd");
     let state = session_state(config)?
         .upgrade_for_ballista(format!("http://{addr}"))
         .with_context(|| format!("cannot use the scheduler at {addr}"))?;
     let ctx = SessionContext::new_with_state(state);
-    ctx.register_udf(score::udf());
+    register(&ctx);
     Ok(ctx)
+}
+
+/// Registers detect's functions in a client session.
+fn register(ctx: &SessionContext) {
+    ctx.register_udf(part::udf());
+    ctx.register_udwf(score::udwf());
 }
 
 /// Runs a scheduler on `bind` until the process stops.

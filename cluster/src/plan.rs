@@ -5,18 +5,24 @@
 //! 2. `pairs`: a self-join of the remaining IP-day rows on (day, IP), each
 //!    undirected pair once with `x < y` (byte order of the names, as
 //!    [`scoring::candidate_pairs`] orders them).
-//! 3. `packed`: each account's segments, one row an account as the layout stores
-//!    them.
-//! 4. The pairs join the packed segments of `x`, then of `y` (each a
-//!    shuffle by that account, so an executor loads only the segments of the
-//!    accounts of its pairs), and `detect_score` scores both directions. The
-//!    packed segments are each join's build side (a task holds the
-//!    segments of its partition's accounts, about 1/P of the season) and the
-//!    pairs stream past them; the session partitions every join (see
-//!    `nodes`), so no task collects a whole side.
+//! 3. `tagged`: each pair is scored in the part of its link, the least of
+//!    the addresses its accounts share ([`part`] of the address): the
+//!    accounts behind one address meet in one part, so an account travels to
+//!    about as many parts as it has shared addresses (at most the number of
+//!    parts), not to one for each partner.
+//! 4. `needed`: the distinct (part, account) of both members of every pair;
+//!    `shipped` joins them with the packed segments (one row an account, as
+//!    the layout stores them; the segments are the join's build side), so an
+//!    account's segments travel once to each part that needs them, never
+//!    with a pair: the shuffle is bounded by parts times accounts.
+//! 5. A part's rows (its pairs, and its accounts with their segments) meet
+//!    in one task, and the window function `detect_score` ([`score`]) scores
+//!    every pair of the part both ways, holding the part's accounts once.
+//!    The session partitions every join (see `nodes`), so no task collects
+//!    a whole side.
 
 use crate::layout;
-use crate::score;
+use crate::{part, score};
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
 use std::path::Path;
 
@@ -53,23 +59,37 @@ pub fn crowded_sql(crowd_limit: usize) -> String {
 }
 
 /// Every candidate pair, scored both ways: columns of [`layout::pairs_schema`].
-pub fn pairs_sql(crowd_limit: usize, bucket_seconds: i64) -> String {
-    let score = score::NAME;
+/// `parts`: how many parts the pairs are scored in (the session's
+/// partitions); each part receives the segments of the accounts its pairs
+/// name, once.
+pub fn pairs_sql(crowd_limit: usize, bucket_seconds: i64, parts: usize) -> String {
+    let (score, part) = (score::NAME, part::NAME);
     format!(
         r#"WITH open_groups AS (
     SELECT day, ip FROM ({COUNTS}) WHERE accounts <= {crowd_limit}
 ), sightings AS (
     SELECT i."account", i.day, i.ip FROM ip_days i JOIN open_groups o ON i.day = o.day AND i.ip = o.ip
 ), pairs AS (
-    SELECT DISTINCT a."account" AS x, b."account" AS y
+    SELECT a."account" AS x, b."account" AS y, MIN(a.ip) AS link
     FROM sightings a JOIN sightings b ON a.day = b.day AND a.ip = b.ip AND a."account" < b."account"
-), packed AS (
-    SELECT "account", segments AS segs FROM segments
-), with_x AS (
-    SELECT p.x, p.y, s.segs AS segs_x FROM packed s RIGHT JOIN pairs p ON s."account" = p.x
+    GROUP BY a."account", b."account"
+), tagged AS (
+    SELECT {part}(link, CAST({parts} AS BIGINT)) AS part, x, y FROM pairs
+), roles AS (
+    SELECT part, unnest(make_array(x, y)) AS "account", unnest(make_array(y, NULL)) AS partner FROM tagged
+), needed AS (
+    SELECT part, "account", array_agg(partner) FILTER (WHERE partner IS NOT NULL) AS partners
+    FROM roles GROUP BY part, "account"
+), shipped AS (
+    SELECT n.part, n."account", n.partners, s.segments AS segs
+    FROM segments s RIGHT JOIN needed n ON s."account" = n."account"
+), scored AS (
+    SELECT "account",
+           {score}("account", partners, segs, CAST({bucket_seconds} AS BIGINT)) OVER (PARTITION BY part) AS scores
+    FROM shipped
+), flat AS (
+    SELECT "account" AS account_x, unnest(scores) AS p FROM scored
 )
-SELECT w.x AS account_x, w.y AS account_y,
-       {score}(w.segs_x, s.segs, CAST({bucket_seconds} AS BIGINT)) AS score
-FROM packed s RIGHT JOIN with_x w ON s."account" = w.y"#
+SELECT account_x, p['account_y'] AS account_y, p['score'] AS score FROM flat"#
     )
 }

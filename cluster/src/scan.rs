@@ -41,7 +41,11 @@ pub async fn run(
     plan::register_season(ctx, season_dir).await?;
     let pairs = collect(
         ctx,
-        &plan::pairs_sql(params.crowd_limit, params.bucket_seconds),
+        &plan::pairs_sql(
+            params.crowd_limit,
+            params.bucket_seconds,
+            ctx.state().config().target_partitions(),
+        ),
     )
     .await?;
     let crowded = collect(ctx, &plan::crowded_sql(params.crowd_limit)).await?;

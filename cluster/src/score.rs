@@ -1,21 +1,29 @@
-//! `detect_score(segs_x, segs_y, bucket_seconds)`: detect's own scoring as a
-//! DataFusion scalar function, run by the executors.
+//! `detect_score(account, partners, segments, bucket_seconds) OVER
+//! (PARTITION BY part)`: detect's own scoring as a DataFusion window
+//! function, run by the executors on one part of the scan at a time (see
+//! [`crate::plan`]).
 //!
-//! A thin adapter: each argument row is an account's segments as the plan packs
-//! them (a list of structs with the columns of [`crate::layout::segments_schema`]
-//! but `account`), turned into [`schema::Segment`]s with IP ids local to the
-//! pair, and scored by [`scoring::score_pair`] in both directions. The
-//! scoring crate is not changed for it.
+//! A part has one row for each account its pairs name: the account's
+//! segments, and the accounts it is paired with in this part (`account` <
+//! partner; none when it is only the second account of its pairs). The
+//! function turns each account's segments into [`schema::Segment`]s once,
+//! with IP ids shared by the part, and scores each pair both ways with
+//! [`scoring::score_pair`]: a row's result is the list of its pairs'
+//! scores ([`layout::scored_type`]). The scoring crate is not changed for it.
 
 use crate::layout;
+use crate::segments::{segments_at, IpIds};
 use datafusion::arrow::array::{
-    Array, ArrayRef, AsArray, Float64Builder, Int64Builder, StringBuilder, StructArray,
+    Array, ArrayRef, AsArray, Float64Builder, Int64Builder, ListArray, StringArray, StringBuilder,
+    StructArray,
 };
+use datafusion::arrow::buffer::{OffsetBuffer, ScalarBuffer};
 use datafusion::arrow::compute::cast;
-use datafusion::arrow::datatypes::{DataType, Field, Int64Type, UInt32Type};
-use datafusion::common::{exec_err, Result, ScalarValue};
+use datafusion::arrow::datatypes::{DataType, Field, FieldRef, Int64Type};
+use datafusion::common::{exec_err, Result};
+use datafusion::logical_expr::function::{PartitionEvaluatorArgs, WindowUDFFieldArgs};
 use datafusion::logical_expr::{
-    ColumnarValue, ScalarFunctionArgs, ScalarUDF, ScalarUDFImpl, Signature, Volatility,
+    PartitionEvaluator, Signature, Volatility, WindowUDF, WindowUDFImpl,
 };
 use schema::Segment;
 use std::collections::HashMap;
@@ -25,9 +33,9 @@ use std::sync::Arc;
 pub const NAME: &str = "detect_score";
 
 /// The scoring function, to register in a session.
-pub fn udf() -> ScalarUDF {
-    ScalarUDF::new_from_impl(DetectScore {
-        signature: Signature::any(3, Volatility::Immutable),
+pub fn udwf() -> WindowUDF {
+    WindowUDF::new_from_impl(DetectScore {
+        signature: Signature::any(4, Volatility::Immutable),
     })
 }
 
@@ -36,7 +44,7 @@ struct DetectScore {
     signature: Signature,
 }
 
-impl ScalarUDFImpl for DetectScore {
+impl WindowUDFImpl for DetectScore {
     fn name(&self) -> &str {
         NAME
     }
@@ -45,136 +53,141 @@ impl ScalarUDFImpl for DetectScore {
         &self.signature
     }
 
-    fn return_type(&self, _args: &[DataType]) -> Result<DataType> {
-        Ok(layout::score_type())
+    fn partition_evaluator(
+        &self,
+        _args: PartitionEvaluatorArgs,
+    ) -> Result<Box<dyn PartitionEvaluator>> {
+        Ok(Box::new(PartScorer))
     }
 
-    fn invoke_with_args(&self, args: ScalarFunctionArgs) -> Result<ColumnarValue> {
-        let bucket_seconds = match &args.args[2] {
-            ColumnarValue::Scalar(ScalarValue::Int64(Some(b))) => *b,
-            other => {
-                return exec_err!("{NAME}: bucket_seconds must be an Int64 literal, got {other:?}")
-            }
+    fn field(&self, args: WindowUDFFieldArgs) -> Result<FieldRef> {
+        Ok(Arc::new(Field::new(
+            args.name(),
+            layout::scored_type(),
+            true,
+        )))
+    }
+}
+
+/// Scores one part: the whole part at once (no window frame, no bounded
+/// execution), so the part's accounts are held once while its pairs are
+/// scored.
+#[derive(Debug)]
+struct PartScorer;
+
+impl PartitionEvaluator for PartScorer {
+    fn evaluate_all(&mut self, values: &[ArrayRef], num_rows: usize) -> Result<ArrayRef> {
+        let [account, partners, segments, bucket_seconds] = values else {
+            return exec_err!("{NAME}: 4 arguments expected, got {}", values.len());
         };
-        let arrays = ColumnarValue::values_to_arrays(&args.args[..2])?;
-        let scores = score_rows(&arrays[0], &arrays[1], bucket_seconds)?;
-        Ok(ColumnarValue::Array(Arc::new(scores)))
-    }
-}
-
-/// Scores row `i` of `xs` against row `i` of `ys`, both ways.
-fn score_rows(xs: &ArrayRef, ys: &ArrayRef, bucket_seconds: i64) -> Result<StructArray> {
-    let (Some(xs), Some(ys)) = (xs.as_list_opt::<i32>(), ys.as_list_opt::<i32>()) else {
-        return exec_err!(
-            "{NAME}: the segments must be lists, got {} and {}",
-            xs.data_type(),
-            ys.data_type()
-        );
-    };
-    let mut out = ScoreColumns::default();
-    for i in 0..xs.len() {
-        let mut ips = HashMap::new();
-        let x = segments_at(xs, i, &mut ips)?;
-        let y = segments_at(ys, i, &mut ips)?;
-        out.push(&scoring::score_pair(&x, &y, bucket_seconds));
-        out.push(&scoring::score_pair(&y, &x, bucket_seconds));
-    }
-    out.finish()
-}
-
-/// An account's segments from one list row (a null row has none), sorted by
-/// bucket; IPs get ids from `ips`, shared by both accounts of the pair.
-fn segments_at(
-    list: &datafusion::arrow::array::ListArray,
-    row: usize,
-    ips: &mut HashMap<String, u32>,
-) -> Result<Vec<Segment>> {
-    if list.is_null(row) {
-        return Ok(Vec::new());
-    }
-    let value = list.value(row);
-    let Some(rows) = value.as_struct_opt() else {
-        return exec_err!(
-            "{NAME}: a segment must be a struct, got {}",
-            value.data_type()
-        );
-    };
-    let column = |name: &str| {
-        rows.column_by_name(name).cloned().ok_or_else(|| {
-            datafusion::error::DataFusionError::Execution(format!("{NAME}: no field {name}"))
-        })
-    };
-    let bucket = column("bucket")?;
-    let bucket = bucket.as_primitive::<Int64Type>();
-    // Stalls from the bucket on (layout 2), or whether it was stalled
-    // (layout 1, one segment a bucket).
-    let stalls = match rows.column_by_name("stalls") {
-        Some(stalls) => cast(stalls, &DataType::UInt32)?,
-        None => cast(&column("stalled")?, &DataType::UInt32)?,
-    };
-    let stalls = stalls.as_primitive::<UInt32Type>();
-    // Parquet readers may hand strings over as views: one type here.
-    let stall_ip = cast(&column("stall_ip")?, &DataType::Utf8)?;
-    let stall_ip = stall_ip.as_string::<i32>();
-    let utf8_list = DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)));
-    let move_ips = cast(&column("move_ips")?, &utf8_list)?;
-    let move_ips = move_ips.as_list::<i32>();
-    let move_counts = column("move_counts")?;
-    let move_counts = move_counts.as_list::<i32>();
-    let mut id = |ip: &str| {
-        let next = ips.len() as u32;
-        *ips.entry(ip.to_owned()).or_insert(next)
-    };
-    let mut segs = Vec::with_capacity(rows.len());
-    for r in 0..rows.len() {
-        let names = move_ips.value(r);
-        let names = names.as_string::<i32>();
-        let counts = move_counts.value(r);
-        let counts = counts.as_primitive::<UInt32Type>();
-        if names.len() != counts.len() {
-            return exec_err!(
-                "{NAME}: {} move IPs but {} counts in a segment",
-                names.len(),
-                counts.len()
-            );
+        let mut out = Scored::default();
+        if num_rows == 0 {
+            return out.finish();
         }
-        segs.push(Segment {
-            bucket: bucket.value(r),
-            moves: (0..names.len())
-                .map(|k| (id(names.value(k)), counts.value(k)))
-                .collect(),
-            stalls: stalls.value(r),
-            stall_ip: (!stall_ip.is_null(r)).then(|| schema::StallIp::new(id(stall_ip.value(r)))),
-        });
+        let Some(bucket_seconds) = bucket_seconds.as_primitive_opt::<Int64Type>() else {
+            return exec_err!(
+                "{NAME}: bucket_seconds must be Int64, got {}",
+                bucket_seconds.data_type()
+            );
+        };
+        let bucket_seconds = bucket_seconds.value(0);
+        // String views or plain strings from the shuffle: one type here.
+        let account = cast(account, &DataType::Utf8)?;
+        let account = account.as_string::<i32>();
+        let names = DataType::List(Arc::new(Field::new("item", DataType::Utf8, true)));
+        let partners = cast(partners, &names)?;
+        let partners = partners.as_list::<i32>();
+        let held = held_accounts(account, segments, num_rows)?;
+        let none = Vec::new();
+        for r in 0..num_rows {
+            if !partners.is_null(r) {
+                let x = held.get(account.value(r)).unwrap_or(&none);
+                let ys = partners.value(r);
+                let ys = ys.as_string::<i32>();
+                for k in 0..ys.len() {
+                    let y = held.get(ys.value(k)).unwrap_or(&none);
+                    out.push(
+                        ys.value(k),
+                        &scoring::score_pair(x, y, bucket_seconds),
+                        &scoring::score_pair(y, x, bucket_seconds),
+                    );
+                }
+            }
+            out.end_row();
+        }
+        out.finish()
     }
-    segs.sort_by_key(|s| s.bucket);
-    Ok(segs)
 }
 
-/// The columns of [`layout::score_type`], filled row by row: `xy` then `yx`.
+/// The segments of every account row of the part, by account (an account
+/// without segments in the season has none).
+fn held_accounts<'a>(
+    account: &'a StringArray,
+    segments: &ArrayRef,
+    num_rows: usize,
+) -> Result<HashMap<&'a str, Vec<Segment>>> {
+    let mut held = HashMap::new();
+    if segments.data_type() == &DataType::Null {
+        return Ok(held);
+    }
+    let Some(segments) = segments.as_list_opt::<i32>() else {
+        return exec_err!(
+            "{NAME}: the segments must be a list, got {}",
+            segments.data_type()
+        );
+    };
+    let mut ips = IpIds::default();
+    for r in 0..num_rows {
+        if !segments.is_null(r) {
+            held.insert(account.value(r), segments_at(segments, r, &mut ips, NAME)?);
+        }
+    }
+    Ok(held)
+}
+
+/// Each row's list of scored pairs: the partner, and the scores of both
+/// directions in the columns of [`layout::score_type`].
 #[derive(Default)]
-struct ScoreColumns {
+struct Scored {
+    partner: StringBuilder,
     similarity: [Float64Builder; 2],
     sum: [Int64Builder; 2],
     weight: [Int64Builder; 2],
     evidence: [StringBuilder; 2],
-    next: usize,
+    offsets: Vec<i32>,
+    pairs: i32,
 }
 
-impl ScoreColumns {
-    fn push(&mut self, out: &scoring::PairOutcome) {
-        let d = self.next;
-        self.similarity[d].append_value(out.similarity());
-        self.sum[d].append_value(out.sum);
-        self.weight[d].append_value(out.weight);
-        let json = serde_json::to_string(&out.evidence).expect("evidence serialises");
-        self.evidence[d].append_value(json);
-        self.next = 1 - d;
+impl Scored {
+    /// Appends a pair of the current row: `xy`, then `yx`.
+    fn push(&mut self, partner: &str, xy: &scoring::PairOutcome, yx: &scoring::PairOutcome) {
+        self.partner.append_value(partner);
+        for (d, out) in [xy, yx].into_iter().enumerate() {
+            self.similarity[d].append_value(out.similarity());
+            self.sum[d].append_value(out.sum);
+            self.weight[d].append_value(out.weight);
+            let json = serde_json::to_string(&out.evidence).expect("evidence serialises");
+            self.evidence[d].append_value(json);
+        }
+        self.pairs += 1;
     }
 
-    fn finish(mut self) -> Result<StructArray> {
-        let DataType::Struct(fields) = layout::score_type() else {
-            unreachable!("the score type is a struct")
+    /// Ends the current row's list.
+    fn end_row(&mut self) {
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        self.offsets.push(self.pairs);
+    }
+
+    fn finish(mut self) -> Result<ArrayRef> {
+        let (DataType::List(item), DataType::Struct(score_fields)) =
+            (layout::scored_type(), layout::score_type())
+        else {
+            unreachable!("the scored type is a list, the score type a struct")
+        };
+        let DataType::Struct(pair_fields) = item.data_type().clone() else {
+            unreachable!("a scored pair is a struct")
         };
         let mut columns: Vec<ArrayRef> = Vec::new();
         for d in 0..2 {
@@ -183,6 +196,21 @@ impl ScoreColumns {
             columns.push(Arc::new(self.weight[d].finish()));
             columns.push(Arc::new(self.evidence[d].finish()));
         }
-        Ok(StructArray::try_new(fields, columns, None)?)
+        let score = StructArray::try_new(score_fields, columns, None)?;
+        let pairs = StructArray::try_new(
+            pair_fields,
+            vec![Arc::new(self.partner.finish()), Arc::new(score)],
+            None,
+        )?;
+        if self.offsets.is_empty() {
+            self.offsets.push(0);
+        }
+        let offsets = OffsetBuffer::new(ScalarBuffer::from(self.offsets));
+        Ok(Arc::new(ListArray::try_new(
+            item,
+            offsets,
+            Arc::new(pairs),
+            None,
+        )?))
     }
 }
