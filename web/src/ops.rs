@@ -95,16 +95,18 @@ pub async fn track(request: Request, next: Next) -> Response {
 }
 
 /// Serves only `/metrics` (and `/healthz`) on `listener`, open to whoever
-/// reaches it: the daemon's own address, off unless configured.
+/// reaches it: the daemon's own address, off unless configured. The
+/// workbench's accept loop serves it, within `limits`
+/// ([`ServerLimits::metrics`] for the daemon): a scraper needs a connection
+/// or two, and idle or trickling clients cannot hold more.
 pub async fn serve_metrics(
     listener: tokio::net::TcpListener,
     render: RenderMetrics,
+    limits: crate::ServerLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let app = Router::new()
         .route("/metrics", get(move || async move { rendered(&render) }))
         .route("/healthz", get(healthz));
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await
+    crate::server::serve_router(listener, app, limits, shutdown).await
 }

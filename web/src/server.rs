@@ -42,6 +42,17 @@ impl Default for ServerLimits {
     }
 }
 
+impl ServerLimits {
+    /// The daemon's metrics listener: the workbench's timeouts, and 16
+    /// connections (a scraper or two, and whoever else reaches the port).
+    pub fn metrics() -> Self {
+        ServerLimits {
+            max_connections: 16,
+            ..ServerLimits::default()
+        }
+    }
+}
+
 /// How long a shutdown waits for requests under way.
 const DRAIN: Duration = Duration::from_secs(10);
 
@@ -52,7 +63,18 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let limits = state.options().server;
-    let app = crate::router(state);
+    serve_router(listener, crate::router(state), limits, shutdown).await
+}
+
+/// Serves `app` on a bound listener within `limits` until `shutdown`
+/// completes: the one accept loop of the workbench and the daemon's
+/// metrics listener.
+pub(crate) async fn serve_router(
+    listener: TcpListener,
+    app: axum::Router,
+    limits: ServerLimits,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     let open = Arc::new(Semaphore::new(limits.max_connections.max(1)));
     let graceful = GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);

@@ -381,7 +381,14 @@ async fn serve_metrics(addr: std::net::SocketAddr) -> Result<()> {
         .with_context(|| format!("cannot serve metrics on {addr} (metrics_listen)"))?;
     tracing::info!(address = %listener.local_addr()?, "metrics served");
     tokio::spawn(async move {
-        if let Err(e) = web::serve_metrics(listener, render, std::future::pending()).await {
+        if let Err(e) = web::serve_metrics(
+            listener,
+            render,
+            web::ServerLimits::metrics(),
+            std::future::pending(),
+        )
+        .await
+        {
             tracing::warn!("the metrics server stopped: {e}");
         }
     });

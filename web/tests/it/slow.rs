@@ -106,3 +106,43 @@ async fn connections_beyond_the_cap_wait_their_turn() {
     );
     drop(held);
 }
+
+/// The daemon's metrics listener is served by the same loop: connections
+/// beyond its cap wait their turn, and idle ones are closed after the
+/// header timeout.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_metrics_listener_caps_and_closes_idle_connections() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let render: web::RenderMetrics = std::sync::Arc::new(|| "detect_up 1\n".to_owned());
+    let limits = web::ServerLimits {
+        max_connections: 2,
+        ..quick().server
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(web::serve_metrics(listener, render, limits, async {
+        stopped.await.ok();
+    }));
+    let held = [
+        TcpStream::connect(addr).await.unwrap(),
+        TcpStream::connect(addr).await.unwrap(),
+    ];
+    let started = Instant::now();
+    let r = client()
+        .get(format!("http://{addr}/metrics"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(
+        started.elapsed() >= Duration::from_millis(500),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(r.text().await.unwrap(), "detect_up 1\n");
+    for s in held {
+        assert!(closed_within(s, Duration::from_secs(3)).await, "still open");
+    }
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
+}
