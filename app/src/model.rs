@@ -1,6 +1,7 @@
 //! Improved mode's model fitted on a site's own verdicts: the judged pairs
 //! of a season as its latest improved scan read them
-//! (`scoring::improved::verdicts`), the fit pulled toward a prior model.
+//! (`scoring::improved::verdicts`), the fit pulled toward a prior model;
+//! and the models a store keeps, versioned (`stored`).
 
 use anyhow::{bail, Context, Result};
 use schema::{Mode, DEFAULT_BUCKET_SECONDS};
@@ -9,6 +10,11 @@ use scoring::improved::verdicts::{
 };
 use scoring::improved::Model;
 use store::Store;
+
+mod stored;
+pub use stored::{
+    add, digest, read_model_file, resolve, scan_version, stored, ModelChoice, ModelFile,
+};
 
 /// A model fitted on a season's verdicts.
 #[derive(Debug)]
@@ -62,6 +68,7 @@ pub async fn fit_on_season(
         .map(|(f, (&before, &after))| (f.name, before, after))
         .collect();
     let cross_validated = cross_validate(prior, &rows, DEFAULT_L2, FOLDS);
+    let model = model.measured(&measured_words(&cross_validated, prior));
     Ok(Fitted {
         model,
         cross_validated,
@@ -70,4 +77,24 @@ pub async fn fit_on_season(
         different,
         weights,
     })
+}
+
+/// How a model fitted on verdicts was measured, as its provenance says it:
+/// its cross-validated agreement with the verdicts beside the prior's.
+fn measured_words(cv: &CrossValidated, prior: &Model) -> String {
+    let words = |a: &scoring::improved::verdicts::Agreement| {
+        format!(
+            "precision {:.3}, recall {:.3}, F1 {:.3}",
+            a.precision, a.recall, a.f1
+        )
+    };
+    format!(
+        "cross-validated on the verdicts it was fitted on ({} folds, flags at {}): {}; \
+         the model {} on the same verdicts: {}",
+        cv.folds,
+        prior.threshold(),
+        words(&cv.fitted),
+        prior.name(),
+        words(&cv.prior)
+    )
 }

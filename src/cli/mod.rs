@@ -4,6 +4,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 use store::DEFAULT_DATABASE_URL;
 
+mod model;
+pub use model::*;
 mod scan;
 pub use scan::*;
 mod simulation;
@@ -180,10 +182,11 @@ pub enum Command {
         after_help = "Examples:\n  detect audit --since 2026-05-01\n  detect audit --by ann --format json"
     )]
     Audit(AuditArgs),
-    /// Fit improved mode's model on the site's own verdicts.
+    /// Improved mode's models: fit one on the site's own verdicts; import,
+    /// export and list the store's model versions.
     #[command(
         subcommand,
-        after_help = "Example:\n  detect model fit --season 7 --out site-model.json"
+        after_help = "Examples:\n  detect model fit --season 7 --save\n  detect model list\n  detect model export 2 --out site-model.json\n  detect model import site-model.json"
     )]
     Model(ModelCommand),
     /// Write a season's segments and IP-day rows as Parquet, partitioned by

@@ -1,6 +1,7 @@
 //! The options every scoring command shares: threshold, bucket size, mode,
 //! crowd limit and improved mode's model.
 
+use app::model::ModelChoice;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -24,23 +25,44 @@ pub struct ScanOptions {
     #[arg(long, default_value_t = schema::DEFAULT_CROWD_LIMIT, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(2..))]
     pub crowd_limit: usize,
     /// With `--mode improved`: score with this model file (from `detect
-    /// model fit`) instead of the shipped model; the scan records it.
-    #[arg(long, value_name = "FILE")]
+    /// model fit` or `detect model export`) instead of the shipped model;
+    /// the store keeps it as a version, which the scan records.
+    #[arg(long, value_name = "FILE", conflicts_with = "model_version")]
     pub model: Option<PathBuf>,
+    /// With `--mode improved`: score with this model version of the store
+    /// (`detect model list`) instead of the shipped model.
+    #[arg(long, value_name = "N")]
+    pub model_version: Option<i64>,
 }
 
 impl ScanOptions {
-    /// The model file `--model` names, read and checked; `None`: the
-    /// shipped model. Refused in reference mode, which has no model.
-    pub fn model(&self) -> anyhow::Result<Option<scoring::improved::Model>> {
-        let Some(path) = &self.model else {
-            return Ok(None);
+    /// The model `--model` or `--model-version` names; refused in
+    /// reference mode, which has no model.
+    pub fn model_choice(&self) -> anyhow::Result<ModelChoice> {
+        let choice = match (&self.model, self.model_version) {
+            (Some(path), _) => ModelChoice::File(path.clone()),
+            (None, Some(version)) => ModelChoice::Version(version),
+            (None, None) => return Ok(ModelChoice::Shipped),
+        };
+        let flag = match choice {
+            ModelChoice::Version(_) => "--model-version",
+            _ => "--model",
         };
         anyhow::ensure!(
             self.mode == schema::Mode::Improved,
-            "--model is for improved mode (--mode improved): reference mode has no model"
+            "{flag} is for improved mode (--mode improved): reference mode has no model"
         );
-        read_model(path).map(Some)
+        Ok(choice)
+    }
+
+    /// The model these options name, read and checked ([`app::model::resolve`]):
+    /// `None`, the shipped model. A model file is stored as a version of
+    /// `store` when one is given; a version needs the store.
+    pub async fn model(
+        &self,
+        store: Option<&store::Store>,
+    ) -> anyhow::Result<Option<scoring::improved::Model>> {
+        app::model::resolve(store, &self.model_choice()?, "the command line").await
     }
 
     /// The scan parameters these options ask for, checked.
@@ -59,42 +81,4 @@ impl ScanOptions {
 
 fn parse_mode(s: &str) -> Result<schema::Mode, String> {
     schema::Mode::parse(s).ok_or_else(|| format!("{s:?} is not a mode: use improved or reference"))
-}
-
-/// `detect model`: improved mode's model, fitted on the site's own verdicts.
-#[derive(Debug, clap::Subcommand)]
-pub enum ModelCommand {
-    /// Fit a model on the verdicts of a season's pairs: each judged pair as
-    /// the season's latest improved scan read it, "same person" against
-    /// "household", "shared network" and "cleared" ("suspicious" is not an
-    /// answer). The fit starts from a prior model (the shipped one unless
-    /// --prior) and is pulled toward it; every weight keeps its sign.
-    #[command(
-        after_help = "Example:\n  detect scan --season 7 --mode improved\n  detect model fit --season 7 --out site-model.json\n  detect scan --season 8 --mode improved --model site-model.json"
-    )]
-    Fit(ModelFitArgs),
-}
-
-#[derive(Debug, Args)]
-pub struct ModelFitArgs {
-    /// The season whose judged pairs the model is fitted on.
-    #[arg(long, value_name = "N")]
-    pub season: u32,
-    /// The model to start from and be pulled toward [default: the shipped one].
-    #[arg(long, value_name = "FILE")]
-    pub prior: Option<PathBuf>,
-    /// The new model's name, as reports will show it.
-    #[arg(long, default_value = "site verdicts")]
-    pub name: String,
-    /// Write the model file here [default: standard output].
-    #[arg(long, value_name = "FILE")]
-    pub out: Option<PathBuf>,
-}
-
-/// Reads and checks a model file, naming it in any error.
-pub fn read_model(path: &std::path::Path) -> anyhow::Result<scoring::improved::Model> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-    scoring::improved::Model::from_json(&text)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }

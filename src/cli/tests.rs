@@ -1,5 +1,6 @@
-//! The command line's help: every command has an example, and no stray
-//! `=` after an unset environment variable.
+//! The command line: well formed (clap's checks), and its help: every
+//! command has an example, and no stray `=` after an unset environment
+//! variable.
 
 use clap::CommandFactory;
 
@@ -32,4 +33,10 @@ fn an_unset_environment_variable_shows_no_stray_equals_sign() {
     let help = super::Cli::command().render_long_help().to_string();
     assert!(help.contains("[env: DETECT_SITE]"), "{help}");
     assert!(!help.contains("=]"), "{help}");
+}
+
+#[test]
+fn the_command_line_is_well_formed() {
+    // clap's own checks of every command (unique names, valid conflicts).
+    super::Cli::command().debug_assert();
 }

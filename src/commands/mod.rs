@@ -31,7 +31,7 @@ pub(crate) async fn season_scan(
     opts: &crate::cli::ScanOptions,
 ) -> Result<(schema::Season, store::StoredScan)> {
     let params = opts.params()?;
-    let model = opts.model()?;
+    let model = opts.model(Some(store)).await?;
     let season = app::pipeline::resolve_season(store, number).await?;
     let scan = app::pipeline::current_scan(store, &season, &params, model.as_ref(), opts.threshold)
         .await?;

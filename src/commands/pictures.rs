@@ -61,8 +61,9 @@ pub async fn run_compare(db: &app::pipeline::Db, args: CompareArgs) -> Result<()
         );
     };
     let params = args.scan.params()?;
-    let model = args.scan.model()?;
+    args.scan.model_choice()?;
     let store = pipeline::open_store(db).await?;
+    let model = args.scan.model(Some(&store)).await?;
     let mut sims = Vec::new();
     for n in [a, b] {
         let season = pipeline::resolve_season(&store, n).await?;

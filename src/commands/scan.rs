@@ -12,8 +12,9 @@ use std::io::Write;
 
 pub async fn run_scan(db: &app::pipeline::Db, args: ScanArgs) -> Result<()> {
     let params = args.scan.params()?;
-    let model = args.scan.model()?;
+    args.scan.model_choice()?;
     let store = pipeline::open_store(db).await?;
+    let model = args.scan.model(Some(&store)).await?;
     let season = pipeline::resolve_season(&store, args.season).await?;
     let scanned = pipeline::scan(&store, &season, &params, model.as_ref()).await?;
     let scan = &scanned.scan;
@@ -58,7 +59,17 @@ pub async fn run_report(db: &app::pipeline::Db, args: ReportArgs) -> Result<()> 
         show_ips: args.show_ips,
     };
     let flagged = if !args.input.is_empty() {
-        report_from_logs(&args, &params, show)?
+        // Logs store nothing: the store is opened only to read a version.
+        let model = match args.scan.model_choice()? {
+            app::model::ModelChoice::Version(_) => {
+                let store = pipeline::open_store(db).await?;
+                let model = args.scan.model(Some(&store)).await;
+                store.close().await;
+                model?
+            }
+            _ => args.scan.model(None).await?,
+        };
+        report_from_logs(&args, &params, model.as_ref(), show)?
     } else {
         report_from_store(db, &args, &params, show).await?
     };
@@ -70,8 +81,12 @@ pub async fn run_report(db: &app::pipeline::Db, args: ReportArgs) -> Result<()> 
 
 /// Reports on logs read into memory, storing nothing; returns how many
 /// pairs are flagged.
-fn report_from_logs(args: &ReportArgs, params: &ScanParams, show: Show) -> Result<usize> {
-    let model = args.scan.model()?;
+fn report_from_logs(
+    args: &ReportArgs,
+    params: &ScanParams,
+    model: Option<&scoring::improved::Model>,
+    show: Show,
+) -> Result<usize> {
     let number = args.season.unwrap_or(0);
     let games = match (&args.games, args.season) {
         (Some(g), _) => g.clone(),
@@ -85,9 +100,7 @@ fn report_from_logs(args: &ReportArgs, params: &ScanParams, show: Show) -> Resul
     // the core its sequential steps leave idle.
     let (result, pseudonyms) = rayon::join(
         || {
-            let model = model
-                .as_ref()
-                .unwrap_or(scoring::improved::Model::shipped());
+            let model = model.unwrap_or(scoring::improved::Model::shipped());
             scoring::scan_with_model(&segments, times.as_ref(), &season, params, model)
         },
         || pipeline::ip_pseudonyms_in_memory(&season, &segments),
@@ -98,7 +111,7 @@ fn report_from_logs(args: &ReportArgs, params: &ScanParams, show: Show) -> Resul
     let info = ScanInfo {
         quiet: crate::ui::quiet(),
         no_season: args.season.is_none(),
-        ..ScanInfo::new(None, None, pipeline::recorded_model(params, model.as_ref()))
+        ..ScanInfo::new(None, None, pipeline::recorded_model(params, model))
     };
     // Logs read into memory meet no store: no verdicts.
     let reviewed = Reviewed::new(&result, &[], args.all, args.reopen_margin);

@@ -22,7 +22,8 @@
 //! addresses a scan left out for crowding), `marks` (the daemon's
 //! high-water marks), `pseudonyms` (IP pseudonyms per season),
 //! `verdicts` and `audit` (append-only), `alerts` (alerts delivered),
-//! `users` (the workbench's users and their sessions), `links` (look-ups
+//! `users` (the workbench's users and their sessions), `models` (improved
+//! mode's models, versioned), `links` (look-ups
 //! across scans for the web pages); `sql` holds the batched insert helper
 //! they share.
 
@@ -35,6 +36,7 @@ mod ingest;
 mod links;
 mod marks;
 mod migrations;
+mod models;
 mod moves;
 mod occurrences;
 mod privacy;
@@ -51,6 +53,7 @@ mod verdicts;
 
 pub use ingest::{IngestBatch, StoredFile};
 pub use links::AccountPair;
+pub use models::{NewModel, ScanModel, StoredModel};
 pub use occurrences::Occurrences;
 pub use privacy::{network_of, IpKey, IpSighting, IP_HASH_PREFIX, NET_HASH_PREFIX};
 pub use purge::Purged;
@@ -235,6 +238,9 @@ pub struct StoredScan {
     /// The model file (JSON) an improved scan scored with; `None` in
     /// reference mode and for scans stored before models were recorded.
     pub model: Option<String>,
+    /// The stored model version ([`Store::model`]) it scored with; `None`
+    /// in reference mode and for scans stored before models were versioned.
+    pub model_version: Option<i64>,
     pub result: ScanResult,
 }
 

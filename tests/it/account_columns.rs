@@ -11,10 +11,13 @@ use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyPool, Row};
 use std::collections::BTreeSet;
 
-/// Undoes migrations 0019 (the accounts seen), 0018 (the scan's model),
+/// Undoes migrations 0020 (the model versions), 0019 (the accounts seen), 0018 (the scan's model),
 /// 0017 (the review queue), 0016 (the verdicts' `unseen` and `supersedes`)
 /// and 0015: the schema of the release before 0015.
 const UNDO_SQLITE: &str = "
+DROP TABLE models;
+ALTER TABLE scans DROP COLUMN model_version;
+DELETE FROM _sqlx_migrations WHERE version = 20;
 DROP TABLE accounts;
 DELETE FROM _sqlx_migrations WHERE version = 19;
 DROP INDEX scan_pairs_by_accounts;
@@ -39,6 +42,9 @@ DELETE FROM _sqlx_migrations WHERE version = 15;
 ";
 
 const UNDO_POSTGRES: &str = "
+DROP TABLE models;
+ALTER TABLE scans DROP COLUMN model_version;
+DELETE FROM _sqlx_migrations WHERE version = 20;
 DROP TABLE accounts;
 DELETE FROM _sqlx_migrations WHERE version = 19;
 DROP INDEX scan_pairs_by_accounts;

@@ -26,6 +26,7 @@ mod hostile_names;
 mod ingest;
 mod keyed_errors;
 mod model;
+mod model_versions;
 mod mysql_source;
 mod ops;
 mod pictures;

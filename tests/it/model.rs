@@ -87,9 +87,15 @@ fn fit_and_scan_with_the_sites_model(backend: Backend) {
         "site one",
         "--out",
         "site.json",
+        "--save",
     ]);
     let err = String::from_utf8_lossy(&fitted.stderr);
     assert!(fitted.status.success(), "{err}");
+    // The shipped model is version 1, from the first scan.
+    assert_eq!(
+        String::from_utf8_lossy(&fitted.stdout).trim(),
+        "stored as model version 2: site one"
+    );
     assert!(
         err.contains("fitted on 24 judged pairs of scan #1 (12 one person, 12 different people)"),
         "{err}"
@@ -101,6 +107,19 @@ fn fit_and_scan_with_the_sites_model(backend: Backend) {
     let model: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("site.json")).unwrap()).unwrap();
     assert_eq!(model["name"], "site one");
+    // Measured as the fit printed it, and listed as fitted on season 1.
+    assert!(
+        model["provenance"]["measured"]
+            .as_str()
+            .unwrap()
+            .starts_with("cross-validated on the verdicts it was fitted on (5 folds"),
+        "{model}"
+    );
+    let list = db.ok(&["model", "list"]);
+    assert!(
+        list.contains("fitted on season 1 (detect model fit)"),
+        "{list}"
+    );
 
     let scanned = db.ok(&[
         "scan",
@@ -136,6 +155,9 @@ fn fit_and_scan_with_the_sites_model(backend: Backend) {
     let reference = db.run(&["scan", "--season", "1", "--model", "site.json"]);
     assert_eq!(reference.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&reference.stderr).contains("--model is for improved mode"));
+    // The file scored as the version --save stored: the same model.
+    let list = db.ok(&["model", "list"]);
+    assert!(!list.contains("imported from site.json"), "{list}");
     std::fs::write(dir.join("bad.json"), "{\"format\": 1,\n").unwrap();
     let bad = db.run(&[
         "scan", "--season", "1", "--mode", "improved", "--model", "bad.json",

@@ -229,7 +229,7 @@ pub struct DaemonOptions {
 /// Runs the daemon on the store `cli_db` (unless the configuration names
 /// one) until a signal stops it, or for one tick.
 pub async fn run(cli_db: &str, args: DaemonOptions) -> Result<()> {
-    let config = Config::load(&args.config)?;
+    let mut config = Config::load(&args.config)?;
     if !args.once {
         config::require_schedule(&config)?;
     }
@@ -257,6 +257,11 @@ pub async fn run(cli_db: &str, args: DaemonOptions) -> Result<()> {
         None => crate::privacy::ip_key_from_env()?,
     };
     let store = Store::open(&url).await?.with_ip_key(key).await?;
+    // The model the configuration names, from the store (a version) or
+    // stored (a file), so every scan records its version.
+    config.model = crate::model::resolve(Some(&store), &config.model_choice, "the daemon")
+        .await?
+        .map(Arc::new);
     std::fs::create_dir_all(&config.report_dir).with_context(|| {
         format!(
             "cannot create the report directory {}",

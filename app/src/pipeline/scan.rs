@@ -156,7 +156,15 @@ async fn whole(
     let scored = started.elapsed();
     bar.set_message(format!("storing the scan of season {}", season.number));
     let recorded = recorded_model(params, model);
+    let model_version = match recorded {
+        Some(_) => Some(crate::model::scan_version(store, model).await?),
+        None => None,
+    };
     let created_at = chrono::Utc::now().timestamp();
+    let scan_model = recorded
+        .as_deref()
+        .zip(model_version)
+        .map(|(file, version)| store::ScanModel { file, version });
     let id = store
         .save_scan(
             season,
@@ -164,7 +172,7 @@ async fn whole(
             generation,
             created_at,
             lineage.as_ref(),
-            recorded.as_deref(),
+            scan_model,
         )
         .await?;
     tracing::info!(
@@ -183,6 +191,7 @@ async fn whole(
         generation,
         created_at,
         model: recorded,
+        model_version,
         result,
     })
 }
@@ -282,6 +291,7 @@ async fn rescan(
         generation,
         created_at,
         model: None,
+        model_version: None,
         result: view,
     };
     Ok((scan, figures))

@@ -87,8 +87,14 @@ pub fn score_words(model: &Model) -> String {
         model.name(),
         model.threshold()
     );
-    if precision.is_empty() {
+    if precision.is_empty() && p.measured.is_empty() {
         return format!("{head} How the model was fitted: {}.", p.fitted_on);
+    }
+    if precision.is_empty() {
+        return format!(
+            "{head} How the model was fitted: {}. How it was measured: {}.",
+            p.fitted_on, p.measured
+        );
     }
     let lo = precision.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = precision.iter().copied().fold(0.0, f64::max);

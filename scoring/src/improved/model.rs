@@ -199,6 +199,21 @@ impl Model {
         &self.name
     }
 
+    /// The same model, its provenance saying how it was measured.
+    pub fn measured(&self, measured: &str) -> Model {
+        let mut m = self.clone();
+        m.provenance.measured = measured.to_owned();
+        m
+    }
+
+    /// The same model under another name.
+    pub fn renamed(&self, name: &str) -> Model {
+        Model {
+            name: name.to_owned(),
+            ..self.clone()
+        }
+    }
+
     pub fn features(&self) -> &[&'static Feature] {
         &self.features
     }

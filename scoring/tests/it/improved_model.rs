@@ -96,6 +96,42 @@ fn a_model_file_reads_back_as_written() {
 }
 
 #[test]
+fn a_model_fitted_on_verdicts_says_how_it_was_fitted_and_measured() {
+    let fitted = Model::new(
+        "site",
+        &["reference_max_log_odds"],
+        -1.0,
+        &[0.5],
+        0.4,
+        None,
+        Provenance {
+            fitted_on: "30 verdicts".into(),
+            ..Provenance::default()
+        },
+    )
+    .unwrap();
+    let words = detect_scoring::improved::score_words(&fitted);
+    assert!(
+        words.ends_with("How the model was fitted: 30 verdicts."),
+        "{words}"
+    );
+    let measured = fitted
+        .measured("cross-validated: F1 0.8")
+        .renamed("site, May");
+    let words = detect_scoring::improved::score_words(&measured);
+    assert!(
+        words.contains("probability (site, May)")
+            && words.ends_with(
+                "How the model was fitted: 30 verdicts. How it was measured: cross-validated: F1 0.8."
+            ),
+        "{words}"
+    );
+    // Renaming and measuring change nothing else.
+    assert_eq!(measured.weights(), fitted.weights());
+    assert_eq!(measured.provenance().fitted_on, "30 verdicts");
+}
+
+#[test]
 fn bad_model_files_are_refused_with_a_sentence() {
     let good = small().to_json();
     let cases = [

@@ -23,7 +23,7 @@ impl Store {
     /// and what the next rescan needs) in one transaction; returns its id.
     /// With a [`schema::rescan::Delta`], `result.pairs` are the pairs scored
     /// again and the rest are read from its base; else every pair. `model`
-    /// is the model file an improved scan scored with.
+    /// is the model an improved scan scored with (its file and stored version).
     pub async fn save_scan(
         &self,
         season: &Season,
@@ -31,14 +31,14 @@ impl Store {
         generation: i64,
         created_at: Epoch,
         lineage: Option<&Lineage>,
-        model: Option<&str>,
+        model: Option<super::ScanModel<'_>>,
     ) -> Result<i64> {
         let mut tx = self.begin_write().await?;
         let delta = lineage.and_then(|l| l.delta.as_ref());
         let id: i64 = sqlx::query(
             "INSERT INTO scans (season, season_from, season_to, season_games, threshold, bucket_seconds, mode, \
-             generation, created_at, participants, candidate_pairs, crowd_limit, site, base_scan, stored_pairs, model) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id",
+             generation, created_at, participants, candidate_pairs, crowd_limit, site, base_scan, stored_pairs, model, model_version) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id",
         )
         .bind(season.number as i64)
         .bind(season.from)
@@ -55,7 +55,8 @@ impl Store {
         .bind(self.site.to_string())
         .bind(delta.map(|d| d.base))
         .bind(result.pairs.len() as i64)
-        .bind(model.map(str::to_owned))
+        .bind(model.map(|m| m.file.to_owned()))
+        .bind(model.map(|m| m.version))
         .fetch_one(&mut *tx)
         .await?
         .try_get(0)?;
@@ -207,6 +208,7 @@ impl Store {
             generation: header.generation,
             created_at: header.created_at,
             model: header.model,
+            model_version: header.model_version,
             result: ScanResult {
                 params: header.params,
                 participants: header.participants,
@@ -225,7 +227,7 @@ impl Store {
         like: Option<(i64, Mode)>,
     ) -> Result<Option<ScanHeader>> {
         const COLUMNS: &str = "SELECT id, season, season_from, season_to, season_games, threshold, \
-             bucket_seconds, mode, generation, created_at, participants, candidate_pairs, crowd_limit, model FROM scans";
+             bucket_seconds, mode, generation, created_at, participants, candidate_pairs, crowd_limit, model, model_version FROM scans";
         let row = match like {
             None => {
                 sqlx::query(&format!(
@@ -277,6 +279,7 @@ impl Store {
             participants: row.try_get::<i64, _>(10)? as usize,
             candidate_pairs: row.try_get::<i64, _>(11)? as usize,
             model: row.try_get(13)?,
+            model_version: row.try_get(14)?,
         }))
     }
 }
@@ -301,6 +304,7 @@ struct ScanHeader {
     participants: usize,
     candidate_pairs: usize,
     model: Option<String>,
+    model_version: Option<i64>,
 }
 
 /// Stores every directed pair of scan `id` with its evidence and signals.

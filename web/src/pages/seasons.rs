@@ -74,6 +74,9 @@ pub struct SeasonPage {
     pub scanned: String,
     /// What the similarities mean, for an improved scan.
     pub meaning: Option<String>,
+    /// Which stored model version scored it, for an improved scan that
+    /// recorded one.
+    pub model: Option<String>,
     pub threshold: f64,
     pub participants: usize,
     pub candidate_pairs: usize,
@@ -89,6 +92,10 @@ pub async fn season(
 ) -> Result<Html<String>, WebError> {
     let scan = flagged_scan(&state, number).await?;
     let verdicts = state.store().verdicts().await?;
+    let model = match scan.model_version {
+        Some(v) => state.store().model(v).await?.map(|m| model_words(&m)),
+        None => None,
+    };
     let result = &scan.result;
     let t = result.params.threshold;
     // One path for the report and the pages: scoring::triage.
@@ -153,6 +160,7 @@ pub async fn season(
         number,
         scanned: scanned(&scan),
         meaning: (result.params.mode == schema::Mode::Improved).then(|| scan_model_words(&scan)),
+        model,
         threshold: t,
         participants: result.participants,
         candidate_pairs: result.candidate_pairs,
@@ -174,4 +182,17 @@ fn scan_model_words(scan: &store::StoredScan) -> String {
         .as_ref()
         .unwrap_or(scoring::improved::Model::shipped());
     scoring::improved::score_words(model)
+}
+
+/// Which stored model version scored a scan, where it came from and when
+/// it was added.
+fn model_words(m: &store::StoredModel) -> String {
+    let added = chrono::DateTime::from_timestamp(m.added_at, 0).map_or_else(
+        || m.added_at.to_string(),
+        |t| t.format("%Y-%m-%d %H:%M UTC").to_string(),
+    );
+    format!(
+        "Scored with model version {} ({}): {}, added {added} by {}.",
+        m.version, m.name, m.source, m.added_by
+    )
 }

@@ -33,6 +33,7 @@ struct RawConfig {
     bucket_minutes: Option<u32>,
     mode: Option<schema::Mode>,
     model: Option<PathBuf>,
+    model_version: Option<i64>,
     report_dir: Option<PathBuf>,
     seasons: Option<Seasons>,
     current_days: Option<u32>,
@@ -106,8 +107,12 @@ pub struct Config {
     /// Which rules score (`mode = "improved"` or `"reference"`).
     pub mode: schema::Mode,
     /// Improved mode's model (`model = "FILE"`, a file from `detect model
-    /// fit`), read at start; `None`: the shipped one.
+    /// fit`, read when the configuration loads; `model_version = N`, read
+    /// from the store at start); `None`: the shipped one.
     pub model: Option<std::sync::Arc<scoring::improved::Model>>,
+    /// Which model the configuration names, resolved at start
+    /// ([`crate::model::resolve`]): a file is then stored as a version.
+    pub model_choice: crate::model::ModelChoice,
     pub report_dir: PathBuf,
     pub seasons: Seasons,
     pub current_days: u32,
@@ -202,11 +207,13 @@ impl Config {
             .transpose()
             .map_err(fail)?;
         let alerts = numbered(raw.alerts, "alert", super::alerts::check_alert).map_err(fail)?;
-        let model = raw
-            .model
-            .map(|file| read_model(&file, mode))
-            .transpose()
-            .map_err(fail)?;
+        let model_choice = model_choice(raw.model, raw.model_version, mode).map_err(fail)?;
+        let model = match &model_choice {
+            crate::model::ModelChoice::File(file) => Some(read_model(file)),
+            _ => None,
+        }
+        .transpose()
+        .map_err(fail)?;
         Ok(Config {
             path: path.to_owned(),
             database: raw.database,
@@ -214,6 +221,7 @@ impl Config {
             bucket_minutes,
             mode,
             model,
+            model_choice,
             report_dir: raw
                 .report_dir
                 .unwrap_or_else(|| PathBuf::from(DEFAULT_REPORT_DIR)),
@@ -234,20 +242,39 @@ impl Config {
     }
 }
 
-/// The model file `model` names, read and checked; refused outside
-/// improved mode.
-fn read_model(
-    file: &Path,
+/// The model `model = "FILE"` or `model_version = N` names (not both);
+/// refused outside improved mode.
+fn model_choice(
+    file: Option<PathBuf>,
+    version: Option<i64>,
     mode: schema::Mode,
-) -> Result<std::sync::Arc<scoring::improved::Model>, String> {
+) -> Result<crate::model::ModelChoice, String> {
+    use crate::model::ModelChoice;
+    let choice = match (file, version) {
+        (None, None) => return Ok(ModelChoice::Shipped),
+        (Some(_), Some(_)) => {
+            return Err("name the model once: model = \"FILE\" or model_version = N".into())
+        }
+        (Some(file), None) => ModelChoice::File(file),
+        (None, Some(version)) => ModelChoice::Version(version),
+    };
     if mode != schema::Mode::Improved {
-        return Err("model is for mode = \"improved\": reference mode has no model".into());
+        let key = match choice {
+            ModelChoice::Version(_) => "model_version",
+            _ => "model",
+        };
+        return Err(format!(
+            "{key} is for mode = \"improved\": reference mode has no model"
+        ));
     }
-    let text =
-        std::fs::read_to_string(file).map_err(|e| format!("model {}: {e}", file.display()))?;
-    scoring::improved::Model::from_json(&text)
-        .map(std::sync::Arc::new)
-        .map_err(|e| format!("model {}: {e}", file.display()))
+    Ok(choice)
+}
+
+/// The model file `model` names, read and checked.
+fn read_model(file: &Path) -> Result<std::sync::Arc<scoring::improved::Model>, String> {
+    crate::model::read_model_file(file)
+        .map(|f| std::sync::Arc::new(f.model))
+        .map_err(|e| format!("model {e}"))
 }
 
 /// The `log_format` a configuration file names, read before logging

@@ -203,3 +203,22 @@ fn a_model_file_is_read_at_start_and_only_in_improved_mode() {
         "{e}"
     );
 }
+
+#[test]
+fn a_stored_model_version_is_named_once_and_only_in_improved_mode() {
+    use crate::model::ModelChoice;
+    let c = parse("mode = \"improved\"\nmodel_version = 3").unwrap();
+    assert_eq!(c.model_choice, ModelChoice::Version(3));
+    assert!(c.model.is_none(), "read from the store at start");
+    assert_eq!(
+        parse("mode = \"improved\"").unwrap().model_choice,
+        ModelChoice::Shipped
+    );
+    let e = err("mode = \"reference\"\nmodel_version = 3");
+    assert!(
+        e.contains("model_version is for mode = \"improved\""),
+        "{e}"
+    );
+    let e = err("mode = \"improved\"\nmodel_version = 3\nmodel = \"m.json\"");
+    assert!(e.contains("name the model once"), "{e}");
+}
