@@ -18,11 +18,47 @@ use schema::signals::Signals;
 use std::fmt::Write;
 
 /// The signals each row stores, as JSON (`None`: none, or its partner's).
+/// A scan names each directed pair once, and scans put a pair's two rows
+/// side by side: a row's partner is looked for beside it first, and in a
+/// map of every row only when it is not there.
 pub(super) fn stored(pairs: &[PairScore]) -> Vec<Option<String>> {
     // Reference mode's rows have none: no map, nothing to write.
     if pairs.iter().all(|p| p.evidence.signals.is_none()) {
         return vec![None; pairs.len()];
     }
+    let partner_of = |i: usize, p: &PairScore| {
+        let is_partner = |q: &&PairScore| q.account_a == p.account_b && q.account_b == p.account_a;
+        let beside = [i.checked_sub(1), Some(i + 1)];
+        beside
+            .into_iter()
+            .flatten()
+            .filter_map(|j| pairs.get(j))
+            .find(is_partner)
+    };
+    let mut by_pair: Option<FxHashMap<(&str, &str), &Signals>> = None;
+    pairs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let s = p.evidence.signals?;
+            if p.account_a <= p.account_b {
+                return Some(compact(&s));
+            }
+            let partner = match partner_of(i, p) {
+                Some(q) => q.evidence.signals.as_ref(),
+                None => by_pair
+                    .get_or_insert_with(|| by_pair_map(pairs))
+                    .get(&(p.account_b.as_str(), p.account_a.as_str()))
+                    .copied(),
+            };
+            let from_partner = partner.is_some_and(|q| q.swapped() == s);
+            (!from_partner).then(|| compact(&s))
+        })
+        .collect()
+}
+
+/// Every row's signals by its (account a, account b).
+fn by_pair_map(pairs: &[PairScore]) -> FxHashMap<(&str, &str), &Signals> {
     let mut by_pair: FxHashMap<(&str, &str), &Signals> =
         FxHashMap::with_capacity_and_hasher(pairs.len(), Default::default());
     by_pair.extend(pairs.iter().filter_map(|p| {
@@ -31,16 +67,7 @@ pub(super) fn stored(pairs: &[PairScore]) -> Vec<Option<String>> {
             p.evidence.signals.as_ref()?,
         ))
     }));
-    pairs
-        .iter()
-        .map(|p| {
-            let s = p.evidence.signals?;
-            let partner = by_pair.get(&(p.account_b.as_str(), p.account_a.as_str()));
-            let from_partner =
-                p.account_a > p.account_b && partner.is_some_and(|q| q.swapped() == s);
-            (!from_partner).then(|| compact(&s))
-        })
-        .collect()
+    by_pair
 }
 
 /// The stored form of one row's signals (see the module): its fields in
@@ -305,10 +332,17 @@ mod tests {
             // Reference mode: none.
             pair("m", "n", None),
             pair("n", "m", None),
+            // Partners apart (found in the map): one copy.
+            pair("v", "u", Some(s.swapped())),
+            pair("r", "s", Some(odd)),
+            pair("u", "v", Some(s)),
         ];
         let stored = stored(&pairs);
         let kept: Vec<bool> = stored.iter().map(Option::is_some).collect();
-        assert_eq!(kept, [true, false, true, true, true, false, false]);
+        assert_eq!(
+            kept,
+            [true, false, true, true, true, false, false, false, true, true]
+        );
         let mut read: Vec<PairScore> = pairs
             .iter()
             .zip(&stored)

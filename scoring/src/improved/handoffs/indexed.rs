@@ -50,9 +50,7 @@ pub fn handoffs_indexed(cx: &Context<'_>, x: Indexed<'_>, y: Indexed<'_>) -> Han
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
-                let (ga, gb) = (a.1.group(i), b.1.group(j));
-                switches_after((a.0, ga), (b.0, gb), false, &mut found);
-                switches_after((b.0, gb), (a.0, ga), true, &mut found);
+                switches_on((a.0, a.1.group(i)), (b.0, b.1.group(j)), &mut found);
                 i += 1;
                 j += 1;
             }
@@ -76,37 +74,59 @@ struct Switch {
     prev_time: Epoch,
 }
 
-/// The moves of `mine` (indexes into my moves, all from one address) whose
-/// move just before them in the merge is one of `theirs` (the other's moves
-/// from that address) within the sitting horizon. `of_b`: whether I am
-/// `b`, whose moves come after `a`'s equal ones.
-fn switches_after(
-    (my_moves, mine): (&[(Epoch, IpId)], &[u32]),
-    (their_moves, theirs): (&[(Epoch, IpId)], &[u32]),
+/// The switches on one address both accounts moved from, `ga` and `gb`
+/// their moves from it (indexes into their moves): one walk of both in
+/// merge order (ties go to `a`), in which the other account's last move
+/// seen is its last move from the address before each.
+fn switches_on(
+    (a_moves, ga): (&[(Epoch, IpId)], &[u32]),
+    (b_moves, gb): (&[(Epoch, IpId)], &[u32]),
+    found: &mut Vec<Switch>,
+) {
+    let (mut i, mut j) = (0usize, 0usize);
+    let (mut last_a, mut last_b): (Option<u32>, Option<u32>) = (None, None);
+    while i < ga.len() || j < gb.len() {
+        let from_b =
+            j < gb.len() && (i >= ga.len() || b_moves[gb[j] as usize] < a_moves[ga[i] as usize]);
+        if from_b {
+            if let Some(o) = last_a {
+                switch_after((b_moves, gb[j]), (a_moves, o), true, found);
+            }
+            last_b = Some(gb[j]);
+            j += 1;
+        } else {
+            if let Some(o) = last_b {
+                switch_after((a_moves, ga[i]), (b_moves, o), false, found);
+            }
+            last_a = Some(ga[i]);
+            i += 1;
+        }
+    }
+}
+
+/// Pushes my move `i` as a switch when their move `j` (from the same
+/// address, the last of theirs from it before mine in the merge) is their
+/// last move of all before mine, comes after my move before it and lies
+/// within the sitting horizon. `of_b`: whether I am `b`, whose moves come
+/// after `a`'s equal ones.
+fn switch_after(
+    (my_moves, i): (&[(Epoch, IpId)], u32),
+    (their_moves, j): (&[(Epoch, IpId)], u32),
     of_b: bool,
     found: &mut Vec<Switch>,
 ) {
     // Whether their move `o` comes before my move `m` in the merge.
     let before = |o: (Epoch, IpId), m: (Epoch, IpId)| if of_b { o <= m } else { o < m };
-    let mut q = 0usize;
-    for &i in mine {
-        let m = my_moves[i as usize];
-        while q < theirs.len() && before(their_moves[theirs[q] as usize], m) {
-            q += 1;
-        }
-        let Some(&j) = q.checked_sub(1).map(|p| &theirs[p]) else {
-            continue;
-        };
-        let (j, o) = (j as usize, their_moves[j as usize]);
-        let last_of_theirs = their_moves.get(j + 1).is_none_or(|&n| !before(n, m));
-        let after_my_previous = i == 0 || !before(o, my_moves[i as usize - 1]);
-        if m.0 - o.0 <= SITTING_SECONDS && last_of_theirs && after_my_previous {
-            found.push(Switch {
-                move_: m,
-                of_b,
-                prev_time: o.0,
-            });
-        }
+    let (i, j) = (i as usize, j as usize);
+    let (m, o) = (my_moves[i], their_moves[j]);
+    let last_of_theirs = their_moves.get(j + 1).is_none_or(|&n| !before(n, m));
+    let after_my_previous = i == 0 || !before(o, my_moves[i - 1]);
+    if m.0 - o.0 <= SITTING_SECONDS && last_of_theirs && after_my_previous {
+        found.push(Switch {
+            move_: m,
+            of_b,
+            prev_time: o.0,
+        });
     }
 }
 
