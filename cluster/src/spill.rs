@@ -78,6 +78,9 @@ impl Spill {
 
     /// Drops everything spilled so far.
     pub fn restart(&mut self) -> Result<()> {
+        // The old writers first: dropped later, they would flush their
+        // buffers into the files just emptied.
+        self.files.clear();
         self.open()
     }
 
