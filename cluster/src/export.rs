@@ -1,6 +1,7 @@
 //! Writes a season as Parquet in the layout of [`crate::layout`].
 
 use crate::layout::{self, Meta};
+use crate::spill::Earlier;
 use anyhow::{Context, Result};
 use datafusion::arrow::array::{
     ArrayRef, Int64Builder, ListArray, ListBuilder, StringBuilder, StructArray, UInt32Builder,
@@ -10,6 +11,7 @@ use datafusion::arrow::datatypes::{DataType, Field, SchemaRef};
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::parquet::arrow::ArrowWriter;
 use schema::{AccountId, Season, Segments};
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -20,6 +22,23 @@ const BATCH_ROWS: usize = 65_536;
 /// must not hold a season already), `partitions` parts by a hash of the account.
 pub fn write_season(
     segments: &Segments,
+    season: &Season,
+    partitions: u32,
+    generation: i64,
+    dir: &Path,
+) -> Result<Meta> {
+    let none = &mut |_| Ok(Earlier::new());
+    write_season_from(segments, none, season, partitions, generation, dir)
+}
+
+/// [`write_season`] of segments held partly elsewhere: `earlier(part)`
+/// gives, for the part's accounts, the segments that come before what
+/// `segments` hold for them (a log's settled segments, [`crate::spill`]),
+/// once a part, parts in order. `segments` hold the names, the sightings
+/// and the days in games of all of them.
+pub fn write_season_from(
+    segments: &Segments,
+    earlier: &mut dyn FnMut(u32) -> Result<Earlier>,
     season: &Season,
     partitions: u32,
     generation: i64,
@@ -59,8 +78,10 @@ pub fn write_season(
     for part in 0..partitions {
         let name = layout::part_name(part);
         let accounts = &by_part[part as usize];
+        let mut held = earlier(part)?;
         meta.segments += write_segments(
             segments,
+            &mut held,
             season,
             accounts,
             &dir.join(layout::SEGMENTS).join(&name),
@@ -97,10 +118,11 @@ pub fn read_meta(dir: &Path) -> Result<Meta> {
     Ok(meta)
 }
 
-/// Writes the in-season segments of `accounts`, a row each; returns how many
-/// segments.
+/// Writes the in-season segments of `accounts` (those `earlier` holds for
+/// them, then those of `segments`), a row each; returns how many segments.
 fn write_segments(
     segments: &Segments,
+    earlier: &mut Earlier,
     season: &Season,
     accounts: &[AccountId],
     path: &Path,
@@ -110,7 +132,15 @@ fn write_segments(
     let mut total = 0;
     for &u in accounts {
         let bs = segments.bucket_seconds;
-        let segs = scoring::in_season(&segments.by_account[u as usize], season, bs);
+        let rest = &segments.by_account[u as usize];
+        let all = match earlier.remove(&u) {
+            Some(mut held) => {
+                held.extend_from_slice(rest);
+                Cow::Owned(held)
+            }
+            None => Cow::Borrowed(rest.as_slice()),
+        };
+        let segs = scoring::in_season(&all, season, bs);
         rows.push(segments, segments.accounts.name(u), &segs);
         total += segs.len();
         if rows.segments >= BATCH_SEGMENTS {

@@ -25,3 +25,4 @@ pub mod plan;
 pub mod scan;
 pub mod score;
 pub mod segments;
+pub mod spill;

@@ -6,13 +6,30 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 #[derive(Debug, Args)]
-#[command(after_help = "Example:\n  detect export --season 7 --out season-7/")]
+#[command(
+    after_help = "Examples:\n  detect export --season 7 --out season-7/\n  detect export --input moves-*.jsonl.gz --games '^4pLeague_S7_' --out season-7/"
+)]
 pub struct ExportArgs {
-    /// The season (a number from `detect season list`).
-    #[arg(long, value_name = "N")]
-    pub season: u32,
-    /// The folder to write (meta.json, segments/, ip_days/); see
-    /// docs/scale-out.md for the layout.
+    /// The season (a number from `detect season list`), from the store.
+    #[arg(long, required_unless_present = "input", value_name = "N")]
+    pub season: Option<u32>,
+    /// Move logs read straight into the folder instead of a season of the
+    /// store, as `report --input` reads them (.jsonl, .csv, either gzipped,
+    /// or - for standard input); storing nothing.
+    #[arg(long, num_args = 1.., conflicts_with = "season", value_name = "FILE")]
+    pub input: Vec<String>,
+    /// With --input: the pattern of tournament games [default: ^4pLeague_].
+    #[arg(long, requires = "input", value_name = "REGEX")]
+    pub games: Option<String>,
+    /// With --input: keep file order instead of sorting by time (holds
+    /// every segment in memory: see docs/scale-out.md).
+    #[arg(long, requires = "input")]
+    pub reference_order: bool,
+    #[command(flatten)]
+    pub limits: super::InputLimits,
+    /// The folder to write (meta.json, segments/, ip_days/): absent or
+    /// empty; see docs/scale-out.md for the layout. Written beside it first
+    /// and renamed into place, so a failed export leaves no folder.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Parts per table; an account's rows go to one part by a hash of the name.

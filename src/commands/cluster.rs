@@ -11,9 +11,23 @@ use std::path::Path;
 use store::Store;
 
 pub async fn run_export(db: &pipeline::Db, args: ExportArgs) -> Result<()> {
-    let store = pipeline::open_store(db).await?;
-    let season = pipeline::resolve_season(&store, args.season).await?;
     let bucket_seconds = i64::from(args.bucket_minutes) * 60;
+    let Some(number) = args.season else {
+        let meta = tokio::task::block_in_place(|| export_logs(&args, bucket_seconds))?;
+        let n = args.input.len();
+        println!(
+            "{n} log{}: {} participants, {} segments, {} IP-day rows written to {} in {} parts",
+            if n == 1 { "" } else { "s" },
+            meta.participants,
+            meta.segments,
+            meta.ip_days,
+            args.out.display(),
+            meta.partitions
+        );
+        return Ok(());
+    };
+    let store = pipeline::open_store(db).await?;
+    let season = pipeline::resolve_season(&store, number).await?;
     let meta = export(&store, &season, bucket_seconds, args.partitions, &args.out).await?;
     store.close().await;
     println!(
@@ -28,6 +42,84 @@ pub async fn run_export(db: &pipeline::Db, args: ExportArgs) -> Result<()> {
     Ok(())
 }
 
+/// `detect export --input`: the logs read as `report --input` reads them,
+/// each account's settled segments spilled to its part's file as the
+/// reading goes, then the parts written one by one.
+fn export_logs(args: &ExportArgs, bucket_seconds: i64) -> Result<cluster::layout::Meta> {
+    let games = args
+        .games
+        .clone()
+        .unwrap_or_else(|| "^4pLeague_".to_owned());
+    let season = Season::new(0, None, None, Some(games))?;
+    let limits = args.limits.limits()?;
+    staged(&args.out, |dir| {
+        let mut spill = cluster::spill::Spill::create(&dir.join(".spill"), args.partitions)?;
+        let segments = pipeline::segments_settling_from_files(
+            &args.input,
+            bucket_seconds,
+            args.reference_order,
+            &limits,
+            &mut |handed| match handed {
+                pipeline::Handover::Settled { accounts, settled } => spill.push(accounts, settled),
+                pipeline::Handover::Restart => spill.restart(),
+            },
+        )?;
+        let bar = crate::ui::spinner(format!("writing {}", args.out.display()));
+        let meta = cluster::export::write_season_from(
+            &segments,
+            &mut |part| spill.take_part(part),
+            &season,
+            args.partitions,
+            0,
+            dir,
+        )?;
+        spill.remove()?;
+        bar.finish_and_clear();
+        if meta.participants == 0 {
+            bail!(
+                "no account moved in a game matching {:?}: nothing to export",
+                season.games
+            );
+        }
+        Ok(meta)
+    })
+}
+
+/// Writes a season folder at `out` (absent or empty) through `write`, into
+/// a folder beside it renamed into place at the end: a failed export
+/// leaves no half-written folder behind.
+fn staged(
+    out: &Path,
+    write: impl FnOnce(&Path) -> Result<cluster::layout::Meta>,
+) -> Result<cluster::layout::Meta> {
+    let empty = |d: &Path| std::fs::read_dir(d).map(|mut e| e.next().is_none());
+    if out.exists() && !empty(out).unwrap_or(false) {
+        bail!(
+            "{} is not an empty folder (it may hold a season already); choose an empty or new one",
+            out.display()
+        );
+    }
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        _ => std::path::PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent)
+        .with_context(|| format!("cannot create {}", parent.display()))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".detect-export-")
+        .tempdir_in(&parent)
+        .with_context(|| format!("cannot create a folder in {}", parent.display()))?;
+    let meta = write(staging.path())?;
+    if out.exists() {
+        std::fs::remove_dir(out).with_context(|| format!("cannot replace {}", out.display()))?;
+    }
+    std::fs::rename(staging.path(), out)
+        .with_context(|| format!("cannot rename the export to {}", out.display()))?;
+    // Renamed: nothing left for the guard to delete.
+    let _ = staging.keep();
+    Ok(meta)
+}
+
 async fn export(
     store: &Store,
     season: &Season,
@@ -35,12 +127,6 @@ async fn export(
     partitions: u32,
     out: &Path,
 ) -> Result<cluster::layout::Meta> {
-    if out.join(cluster::layout::META).exists() {
-        bail!(
-            "{} already holds a season; choose an empty folder",
-            out.display()
-        );
-    }
     let generation = store.moves_generation().await?;
     let segments = pipeline::segments(store, bucket_seconds, None).await?;
     let bar = crate::ui::spinner(format!(
@@ -49,7 +135,9 @@ async fn export(
         out.display()
     ));
     let meta = tokio::task::block_in_place(|| {
-        cluster::export::write_season(&segments, season, partitions, generation, out)
+        staged(out, |dir| {
+            cluster::export::write_season(&segments, season, partitions, generation, dir)
+        })
     })?;
     bar.finish_and_clear();
     Ok(meta)

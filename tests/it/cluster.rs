@@ -262,3 +262,174 @@ fn export_writes_the_layout(db: &TestDb) {
     ]);
     assert!(!refused.status.success(), "export over a season folder");
 }
+
+/// `detect export --input LOG`, run as a user runs it.
+fn export_input(log: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let (log, out) = (log.display().to_string(), out.display().to_string());
+    let mut args = vec!["export", "--input", &log, "--out", &out];
+    args.extend_from_slice(extra);
+    Command::new(BIN)
+        .args(&args)
+        .env("DETECT_DATABASE_URL", "sqlite::memory:")
+        .output()
+        .expect("detect runs")
+}
+
+/// `detect report --input LOG --mode reference --format csv --all`: the
+/// directed pairs as `pairs_of_csv` reads them.
+fn report_input_pairs(log: &Path, crowd_limit: usize) -> Vec<(String, String, f64)> {
+    let limit = crowd_limit.to_string();
+    let out = Command::new(BIN)
+        .args(["report", "--input", &log.display().to_string()])
+        .args(["--mode", "reference", "--crowd-limit", &limit])
+        .args(["--format", "csv", "--all"])
+        .env("DETECT_DATABASE_URL", "sqlite::memory:")
+        .output()
+        .expect("detect runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    pairs_of_csv(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// `detect export --input` of a golden log (as written, and its lines
+/// reversed, which the reading sorts again), scanned on a cluster, equals
+/// `report --input` of the same log: the directed pairs the command prints,
+/// and every pair's sum, weight and evidence, the cliques and the crowded
+/// addresses of the in-memory scan it runs. Reference mode: the only one
+/// a cluster scans.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn export_from_logs_scans_like_report_input() {
+    let golden = crate::common::golden_dir().join("random/03/input.jsonl");
+    let tmp = tempfile::tempdir().unwrap();
+    let reversed = tmp.path().join("reversed.jsonl");
+    let text = std::fs::read_to_string(&golden).unwrap();
+    let lines: Vec<&str> = text.lines().rev().collect();
+    std::fs::write(&reversed, lines.join("\n") + "\n").unwrap();
+
+    let nodes = start_cluster(2, tmp.path());
+    let ctx = cluster::nodes::remote_context(&nodes.scheduler.to_string(), 4)
+        .await
+        .unwrap();
+    let season = Season::new(0, None, None, Some("^4pLeague_".to_owned())).unwrap();
+    for (k, log) in [&golden, &reversed].into_iter().enumerate() {
+        let season_dir = tmp.path().join(format!("season-{k}"));
+        let out = export_input(log, &season_dir, &["--partitions", "3"]);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(stdout.contains("in 3 parts"), "{stdout}");
+        assert!(!season_dir.join(".spill").exists(), "the spill is deleted");
+        let segments = app::pipeline::segments_from_files(
+            &[log.display().to_string()],
+            1800,
+            false,
+            &schema::rules::Limits::default(),
+        )
+        .unwrap();
+        let meta = cluster::export::read_meta(&season_dir).unwrap();
+        let held = cluster::export::write_season(
+            &segments,
+            &season,
+            3,
+            0,
+            &tmp.path().join(format!("held-{k}")),
+        )
+        .unwrap();
+        assert_eq!(
+            meta, held,
+            "the same rows as the export of segments held whole"
+        );
+        for sub in ["segments", "ip_days"] {
+            for part in [
+                "part-00000.parquet",
+                "part-00001.parquet",
+                "part-00002.parquet",
+            ] {
+                let read =
+                    |d: &str| std::fs::read(tmp.path().join(d).join(sub).join(part)).unwrap();
+                assert!(
+                    read(&format!("season-{k}")) == read(&format!("held-{k}")),
+                    "{sub}/{part} differs from the export of segments held whole"
+                );
+            }
+        }
+        for (i, crowd_limit) in [schema::DEFAULT_CROWD_LIMIT, 3].into_iter().enumerate() {
+            let params = ScanParams {
+                mode: Mode::Reference,
+                crowd_limit,
+                ..ScanParams::default()
+            };
+            let want = scoring::scan(&segments, &season, &params).unwrap();
+            assert!(want.pairs.len() > 20, "a log with pairs");
+            let scan_dir = tmp.path().join(format!("scan-{k}-{i}"));
+            let got = cluster::scan::run(&ctx, &season_dir, &params, &scan_dir)
+                .await
+                .unwrap();
+            assert_same(&got, &want);
+            if crowd_limit == 3 {
+                assert!(!got.crowded.is_empty(), "the low limit makes crowds");
+            }
+            let printed: Vec<(String, String, f64)> = got
+                .pairs
+                .iter()
+                .map(|p| (p.account_a.clone(), p.account_b.clone(), p.similarity))
+                .collect();
+            let report = report_input_pairs(log, crowd_limit);
+            assert_eq!(report.len(), printed.len(), "directed pairs");
+            assert_eq!(pair_differences(&printed, &report), Vec::<String>::new());
+        }
+    }
+}
+
+/// A bad line stops `detect export --input` naming the file and the line,
+/// and leaves no folder behind (nor its staging folder, nor the segments
+/// already spilled from the logs before it); a folder that holds something
+/// is refused before any reading.
+#[test]
+fn export_from_logs_refuses_a_bad_line_leaving_nothing() {
+    let golden = crate::common::golden_dir().join("random/03/input.jsonl");
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("bad.jsonl");
+    let text = std::fs::read_to_string(&golden).unwrap();
+    let last = text.lines().last().unwrap();
+    std::fs::write(&bad, format!("{last}\n{last}\n{{\"username\": \"x\"\n")).unwrap();
+    let out_dir = tmp.path().join("season");
+    // The golden log first: its segments are handed over before the bad line.
+    let (g, b, o) = (
+        golden.display().to_string(),
+        bad.display().to_string(),
+        out_dir.display().to_string(),
+    );
+    let out = Command::new(BIN)
+        .args(["export", "--input", &g, &b, "--out", &o])
+        .env("DETECT_DATABASE_URL", "sqlite::memory:")
+        .output()
+        .expect("detect runs");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.jsonl, line 3: bad JSON"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(left, vec!["bad.jsonl".to_owned()], "nothing written");
+
+    // An empty folder is written into; one that holds a season is refused.
+    std::fs::create_dir(&out_dir).unwrap();
+    let out = export_input(&golden, &out_dir, &["--partitions", "2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out_dir.join("segments/part-00001.parquet").is_file());
+    let again = export_input(&golden, &out_dir, &[]);
+    assert!(!again.status.success(), "export over a season folder");
+    assert!(String::from_utf8_lossy(&again.stderr).contains("not an empty folder"));
+}

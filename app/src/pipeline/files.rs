@@ -4,7 +4,7 @@ use super::spinner;
 use anyhow::Result;
 use ingest::ranges::{json_ranges, lines_before, open_log_range};
 use ingest::{open_log_with, IdMove, Limits, NewNames, ReadError, ReaderNames, Segmenter};
-use schema::{Names, Segments};
+use schema::{AccountId, Names, Segment, Segments};
 use scoring::improved::MoveTimes;
 use std::ops::Range;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -25,7 +25,88 @@ pub fn segments_from_files(
     reference_order: bool,
     limits: &Limits,
 ) -> Result<Segments> {
-    read_segments(files, bucket_seconds, reference_order, limits, None)
+    read_segments(files, bucket_seconds, reference_order, limits, None, None)
+}
+
+/// Where [`segments_settling_from_files`] hands over what it settles.
+pub type Settle<'s> = &'s mut dyn FnMut(Handover<'_>) -> Result<()>;
+
+/// What [`segments_settling_from_files`] hands over while it reads.
+pub enum Handover<'a> {
+    /// Segments no later move can change, by account (ids of `accounts`,
+    /// which only grows: the ids hold in the [`Segments`] returned at the
+    /// end). An account's hand-overs come in bucket order, and all of them
+    /// before what the returned [`Segments`] holds for it.
+    Settled {
+        accounts: &'a Names,
+        settled: Vec<(AccountId, Vec<Segment>)>,
+    },
+    /// Everything handed over so far is void: the logs were found out of
+    /// time order and are segmented again, sorted, from the start.
+    Restart,
+}
+
+/// [`segments_from_files`] that hands each account's settled segments to
+/// `each` as the reading goes, so that memory follows the accounts and
+/// their latest segments, not the season (`detect export --input`): the
+/// returned [`Segments`] hold the rest of each account's segments, and
+/// every sighting and day in a game. Reference order hands nothing over
+/// (a move out of time order can change any earlier segment there): the
+/// returned [`Segments`] are then all of them.
+pub fn segments_settling_from_files(
+    files: &[String],
+    bucket_seconds: i64,
+    reference_order: bool,
+    limits: &Limits,
+    each: Settle<'_>,
+) -> Result<Segments> {
+    read_segments(
+        files,
+        bucket_seconds,
+        reference_order,
+        limits,
+        None,
+        Some(each),
+    )
+}
+
+/// Moves segmented between two hand-overs of settled segments, at least,
+/// per account met: a hand-over walks every account.
+const SETTLE_EVERY: usize = 8;
+
+/// A sink of settled segments and the first error it gave.
+struct Settling<'s> {
+    each: Settle<'s>,
+    since: usize,
+    failed: Option<anyhow::Error>,
+}
+
+impl Settling<'_> {
+    /// Counts `moves` segmented, and hands the settled segments over once
+    /// [`SETTLE_EVERY`] moves an account have been segmented since the last time.
+    fn moved(&mut self, moves: usize, seg: &mut Segmenter, accounts: &Names) {
+        self.since += moves;
+        if self.failed.is_some() || self.since < SETTLE_EVERY * accounts.len().max(1) {
+            return;
+        }
+        self.since = 0;
+        let settled = seg.take_settled();
+        if let Err(e) = (self.each)(Handover::Settled { accounts, settled }) {
+            self.failed = Some(e);
+        }
+    }
+
+    fn restart(&mut self) -> Result<()> {
+        self.since = 0;
+        match self.failed.take() {
+            Some(e) => Err(e),
+            None => (self.each)(Handover::Restart),
+        }
+    }
+
+    fn check(&mut self) -> Result<()> {
+        self.failed.take().map_or(Ok(()), Err)
+    }
 }
 
 /// [`segments_from_files`] and every move's second and address beside them
@@ -44,26 +125,35 @@ pub fn segments_and_times_from_files(
         reference_order,
         limits,
         Some(&mut times),
+        None,
     )?;
     let times = times.finish_for(&segments);
     Ok((segments, times))
 }
 
 /// Segments, and the move times into `times` when given (on the first read
-/// only: a log out of time order is read again for its segments alone).
+/// only: a log out of time order is read again for its segments alone);
+/// settled segments handed to `settle` as they come when given (not in
+/// reference order).
 fn read_segments(
     files: &[String],
     bucket_seconds: i64,
     reference_order: bool,
     limits: &Limits,
     mut times: Option<&mut MoveTimes>,
+    settle: Option<Settle<'_>>,
 ) -> Result<Segments> {
     let keep = !reference_order && files.iter().any(|f| f == "-");
+    let mut settle = settle.filter(|_| !reference_order).map(|each| Settling {
+        each,
+        since: 0,
+        failed: None,
+    });
     let mut seg = Segmenter::new(bucket_seconds);
     let mut kept: Vec<IdMove> = Vec::new();
     let mut latest = i64::MIN;
     let mut in_order = true;
-    let tables = read_moves(files, limits, |chunk| {
+    let tables = read_moves(files, limits, |chunk, tables| {
         if let Some(times) = times.as_deref_mut() {
             for m in chunk {
                 times.push_ids(m.account, m.timestamp, m.ip);
@@ -76,25 +166,41 @@ fn read_segments(
                 seg.push_ids(m.account, m.game, m.timestamp, m.ip);
             }
         }
+        if let (Some(s), true) = (settle.as_mut(), in_order) {
+            s.moved(chunk.len(), &mut seg, &tables.accounts);
+        }
         if keep {
             kept.extend_from_slice(chunk);
         }
     })?;
     if in_order || reference_order {
+        if let Some(s) = settle.as_mut() {
+            s.check()?;
+        }
         return Ok(seg.finish_with_names(tables.accounts, tables.games, tables.ips));
     }
     drop(seg);
+    if let Some(s) = settle.as_mut() {
+        s.restart()?;
+    }
     let (mut moves, tables) = if keep {
         (kept, tables)
     } else {
         let mut moves = Vec::new();
-        let tables = read_moves(files, limits, |chunk| moves.extend_from_slice(chunk))?;
+        let tables = read_moves(files, limits, |chunk, _| moves.extend_from_slice(chunk))?;
         (moves, tables)
     };
     moves.sort_by_key(|m| m.timestamp);
     let mut seg = Segmenter::new(bucket_seconds);
     for m in &moves {
         seg.push_ids(m.account, m.game, m.timestamp, m.ip);
+        if let Some(s) = settle.as_mut() {
+            s.moved(1, &mut seg, &tables.accounts);
+        }
+    }
+    drop(moves);
+    if let Some(s) = settle.as_mut() {
+        s.check()?;
     }
     Ok(seg.finish_with_names(tables.accounts, tables.games, tables.ips))
 }
@@ -162,12 +268,13 @@ struct Unit {
 type Sent = std::result::Result<Chunk, ReadError>;
 
 /// Reads the logs on reader threads, a unit each in turn, and hands every
-/// chunk of moves, in file order and with its names interned, to `each`.
+/// chunk of moves, in file order and with its names interned, to `each`
+/// with the tables of names so far.
 /// The first bad line in file order ends the reading with its error.
 fn read_moves(
     files: &[String],
     limits: &Limits,
-    mut each: impl FnMut(&[IdMove]),
+    mut each: impl FnMut(&[IdMove], &Tables),
 ) -> Result<Tables> {
     let units: Vec<Unit> = files
         .iter()
@@ -216,7 +323,10 @@ fn read_moves(
             }
             for sent in rx {
                 match sent {
-                    Ok(chunk) => each(&chunk.resolve(&mut tables, &mut maps[k % readers])),
+                    Ok(chunk) => {
+                        let moves = chunk.resolve(&mut tables, &mut maps[k % readers]);
+                        each(&moves, &tables);
+                    }
                     Err(e) => return Err(in_file(e, unit).into()),
                 }
             }

@@ -13,7 +13,10 @@ mod scan;
 pub use cut::{
     cut_segments, cut_segments_in_pages, update_segments, update_segments_in_pages, Cut, CUT_PAGE,
 };
-pub use files::{segments_and_times_from_files, segments_from_files};
+pub use files::{
+    segments_and_times_from_files, segments_from_files, segments_settling_from_files, Handover,
+    Settle,
+};
 pub use into_store::{
     ingest_file, read_log_into, spinner, IngestSummary, Log, Shown, BAD_LINES_LISTED,
 };
