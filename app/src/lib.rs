@@ -6,6 +6,8 @@
 //! in here; the daemon and the benches use it too. Long steps report their
 //! progress through [`progress`]; nothing here writes to the terminal.
 
+#[cfg(feature = "cluster")]
+pub mod cluster;
 pub mod daemon;
 pub mod file_digest;
 pub mod log_format;

@@ -1,0 +1,184 @@
+//! The application's side of a scan on Apache DataFusion Ballista (feature
+//! `cluster`): a season's Parquet layout written from the store or straight
+//! from logs, the scan run on a cluster and stored as a scan, a results
+//! folder imported. The plan, the scoring function and the nodes live in
+//! the `cluster` crate.
+
+use crate::pipeline;
+use anyhow::{bail, Context, Result};
+use cluster::layout::Meta;
+use schema::{ScanParams, ScanResult, Season};
+use std::path::{Path, PathBuf};
+use store::Store;
+
+/// What `detect export --input` reads and writes.
+#[derive(Debug)]
+pub struct LogExport<'a> {
+    pub input: &'a [String],
+    pub bucket_seconds: i64,
+    pub reference_order: bool,
+    pub limits: &'a ingest::Limits,
+    /// The season's games [default: `^4pLeague_`].
+    pub games: Option<String>,
+    pub partitions: u32,
+    /// An absent or empty folder.
+    pub out: &'a Path,
+}
+
+/// The logs read as `report --input` reads them, each account's settled
+/// segments spilled to its part's file as the reading goes, then the parts
+/// written one by one (season 0).
+pub fn export_logs(request: &LogExport<'_>) -> Result<Meta> {
+    let games = request
+        .games
+        .clone()
+        .unwrap_or_else(|| "^4pLeague_".to_owned());
+    let season = Season::new(0, None, None, Some(games))?;
+    let partitions = request.partitions;
+    staged(request.out, |dir| {
+        let mut spill = cluster::spill::Spill::create(&dir.join(".spill"), partitions)?;
+        let segments = pipeline::segments_settling_from_files(
+            request.input,
+            request.bucket_seconds,
+            request.reference_order,
+            request.limits,
+            &mut |handed| match handed {
+                pipeline::Handover::Settled { accounts, settled } => spill.push(accounts, settled),
+                pipeline::Handover::Restart => spill.restart(),
+            },
+        )?;
+        let step = crate::progress::step(format!("writing {}", request.out.display()));
+        let meta = cluster::export::write_season_from(
+            &segments,
+            &mut |part| spill.take_part(part),
+            &season,
+            partitions,
+            0,
+            dir,
+        )?;
+        spill.remove()?;
+        step.finish();
+        if meta.participants == 0 {
+            bail!(
+                "no account moved in a game matching {:?}: nothing to export",
+                season.games
+            );
+        }
+        Ok(meta)
+    })
+}
+
+/// Writes the stored `season` into `out` (absent or empty).
+pub async fn export_season(
+    store: &Store,
+    season: &Season,
+    bucket_seconds: i64,
+    partitions: u32,
+    out: &Path,
+) -> Result<Meta> {
+    let generation = store.moves_generation().await?;
+    let segments = pipeline::segments(store, bucket_seconds, None).await?;
+    let step = crate::progress::step(format!(
+        "writing season {} to {}",
+        season.number,
+        out.display()
+    ));
+    let meta = tokio::task::block_in_place(|| {
+        staged(out, |dir| {
+            cluster::export::write_season(&segments, season, partitions, generation, dir)
+        })
+    })?;
+    step.finish();
+    Ok(meta)
+}
+
+/// Writes a season folder at `out` (absent or empty) through `write`, into
+/// a folder beside it renamed into place at the end: a failed export
+/// leaves no half-written folder behind.
+fn staged(out: &Path, write: impl FnOnce(&Path) -> Result<Meta>) -> Result<Meta> {
+    let empty = |d: &Path| std::fs::read_dir(d).map(|mut e| e.next().is_none());
+    if out.exists() && !empty(out).unwrap_or(false) {
+        bail!(
+            "{} is not an empty folder (it may hold a season already); choose an empty or new one",
+            out.display()
+        );
+    }
+    let parent = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&parent)
+        .with_context(|| format!("cannot create {}", parent.display()))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".detect-export-")
+        .tempdir_in(&parent)
+        .with_context(|| format!("cannot create a folder in {}", parent.display()))?;
+    let meta = write(staging.path())?;
+    if out.exists() {
+        std::fs::remove_dir(out).with_context(|| format!("cannot replace {}", out.display()))?;
+    }
+    std::fs::rename(staging.path(), out)
+        .with_context(|| format!("cannot rename the export to {}", out.display()))?;
+    // Renamed: nothing left for the guard to delete.
+    let _ = staging.keep();
+    Ok(meta)
+}
+
+/// Stores a cluster scan's result as a scan of `season`, made from the
+/// moves of `generation`; returns its id.
+pub async fn store_scan(
+    store: &Store,
+    season: &Season,
+    result: &ScanResult,
+    generation: i64,
+) -> Result<i64> {
+    let created_at = chrono::Utc::now().timestamp();
+    Ok(store
+        .save_scan(season, result, generation, created_at, None, None)
+        .await?)
+}
+
+/// `detect scan --cluster`: season `number` of the store `db`, exported
+/// into the work folder, scanned on the cluster at `url` ("local": in this
+/// process), its results written there and stored as a scan. Returns the
+/// season, the scan's id and its result.
+pub async fn scan_season(
+    db: &pipeline::Db,
+    number: u32,
+    params: &ScanParams,
+    partitions: u32,
+    work: Option<&Path>,
+    url: &str,
+) -> Result<(Season, i64, ScanResult)> {
+    if params.mode != schema::Mode::Reference {
+        bail!(
+            "a cluster scan scores in reference mode only (asked: {:?}); scan without --cluster",
+            params.mode
+        );
+    }
+    let work = work.context("--cluster needs --work-dir DIR, a folder every executor can read")?;
+    let store = pipeline::open_store(db).await?;
+    let season = pipeline::resolve_season(&store, number).await?;
+    let season_dir = work.join(format!("season-{}", season.number));
+    let scan_dir = work.join(format!("scan-{}", season.number));
+    if season_dir.exists() || scan_dir.exists() {
+        bail!(
+            "{} already holds a cluster scan of season {}; choose another --work-dir",
+            work.display(),
+            season.number
+        );
+    }
+    let bucket = params.bucket_seconds;
+    let meta = export_season(&store, &season, bucket, partitions, &season_dir).await?;
+    let ctx = if url == "local" {
+        cluster::nodes::local_context_with(partitions as usize)
+    } else {
+        cluster::nodes::remote_context(url, partitions as usize).await?
+    };
+    let step = crate::progress::step(format!("scanning season {} on {url}", season.number));
+    let result = cluster::scan::run(&ctx, &season_dir, params, &scan_dir).await?;
+    step.finish();
+    let id = store_scan(&store, &season, &result, meta.generation).await?;
+    store.close().await;
+    Ok((season, id, result))
+}
