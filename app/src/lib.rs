@@ -7,6 +7,7 @@
 //! progress through [`progress`]; nothing here writes to the terminal.
 
 pub mod daemon;
+pub mod demo;
 pub mod file_digest;
 pub mod log_format;
 pub mod model;
