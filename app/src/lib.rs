@@ -9,6 +9,7 @@
 #[cfg(feature = "cluster")]
 pub mod cluster;
 pub mod daemon;
+pub mod demo;
 pub mod file_digest;
 pub mod log_format;
 pub mod model;

@@ -12,9 +12,11 @@ use scoring::improved::Model;
 use store::Store;
 
 mod stored;
+mod words;
 pub use stored::{
     add, digest, read_model_file, resolve, scan_version, stored, ModelChoice, ModelFile,
 };
+pub use words::{fit_words, list_table, stored_words};
 
 /// A model fitted on a season's verdicts.
 #[derive(Debug)]

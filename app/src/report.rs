@@ -13,6 +13,7 @@ pub mod known;
 pub mod page;
 pub mod picture_cache;
 pub mod pictures;
+pub mod season_report;
 mod text;
 
 pub use csv::{write_csv, write_reference_csv, CSV_HEADER, REFERENCE_CSV_HEADER};

@@ -29,7 +29,10 @@ async fn fit(db: &pipeline::Db, args: ModelFitArgs) -> Result<()> {
         };
         let source = format!("fitted on season {}", args.season);
         let (version, added) = app::model::add(&store, &file, &source, "detect model fit").await?;
-        println!("{}", stored_words(version, added, fitted.model.name()));
+        println!(
+            "{}",
+            app::model::stored_words(version, added, fitted.model.name())
+        );
     }
     store.close().await;
     match &args.out {
@@ -40,49 +43,8 @@ async fn fit(db: &pipeline::Db, args: ModelFitArgs) -> Result<()> {
         None if !args.save => println!("{json}"),
         None => {}
     }
-    print_fit(&fitted, &prior);
+    eprint!("{}", app::model::fit_words(&fitted, &prior));
     Ok(())
-}
-
-/// What `fit` says of the fit, on standard error.
-fn print_fit(fitted: &app::model::Fitted, prior: &scoring::improved::Model) {
-    eprintln!(
-        "fitted on {} judged pairs of scan #{} ({} one person, {} different people), \
-         starting from the model {}",
-        fitted.same + fitted.different,
-        fitted.scan_id,
-        fitted.same,
-        fitted.different,
-        prior.name()
-    );
-    let cv = &fitted.cross_validated;
-    let words = |a: &scoring::improved::verdicts::Agreement| {
-        format!(
-            "precision {:.3}, recall {:.3}, F1 {:.3}",
-            a.precision, a.recall, a.f1
-        )
-    };
-    eprintln!(
-        "cross-validated on these verdicts ({} folds, flags at {}): the new model {}; \
-         the model {} on the same verdicts {}",
-        cv.folds,
-        prior.threshold(),
-        words(&cv.fitted),
-        prior.name(),
-        words(&cv.prior)
-    );
-    for (name, before, after) in &fitted.weights {
-        eprintln!("  {name:<28} {before:>8.3} -> {after:>8.3}");
-    }
-}
-
-/// "stored as model version 3: NAME", or that the store held it already.
-fn stored_words(version: i64, added: bool, name: &str) -> String {
-    if added {
-        format!("stored as model version {version}: {name}")
-    } else {
-        format!("the store holds this model already, as model version {version}: {name}")
-    }
 }
 
 async fn import(db: &pipeline::Db, args: ModelImportArgs) -> Result<()> {
@@ -98,7 +60,10 @@ async fn import(db: &pipeline::Db, args: ModelImportArgs) -> Result<()> {
     let added = app::model::add(&store, &file, &source, "detect model import").await;
     store.close().await;
     let (version, added) = added?;
-    println!("{}", stored_words(version, added, file.model.name()));
+    println!(
+        "{}",
+        app::model::stored_words(version, added, file.model.name())
+    );
     Ok(())
 }
 
@@ -124,24 +89,6 @@ async fn list(db: &pipeline::Db) -> Result<()> {
     let store = pipeline::open_store(db).await?;
     let models = store.models().await;
     store.close().await;
-    let models = models?;
-    if models.is_empty() {
-        println!("no model versions stored yet: improved scans, `detect model import` and `detect model fit --save` add them");
-        return Ok(());
-    }
-    println!(
-        "{:>7}  {:<24}  {:>5}  {:<20}  source (added by)",
-        "version", "name", "scans", "added"
-    );
-    for m in &models {
-        let added = chrono::DateTime::from_timestamp(m.added_at, 0).map_or_else(
-            || m.added_at.to_string(),
-            |t| t.format("%Y-%m-%d %H:%M UTC").to_string(),
-        );
-        println!(
-            "{:>7}  {:<24}  {:>5}  {:<20}  {} ({})",
-            m.version, m.name, m.scans, added, m.source, m.added_by
-        );
-    }
+    print!("{}", app::model::list_table(&models?));
     Ok(())
 }
