@@ -97,7 +97,7 @@ pub async fn track(request: Request, next: Next) -> Response {
 /// Serves only `/metrics` (and `/healthz`) on `listener`, open to whoever
 /// reaches it: the daemon's own address, off unless configured. The
 /// workbench's accept loop serves it, within `limits`
-/// ([`ServerLimits::metrics`] for the daemon): a scraper needs a connection
+/// ([`crate::ServerLimits::metrics`] for the daemon): a scraper needs a connection
 /// or two, and idle or trickling clients cannot hold more.
 pub async fn serve_metrics(
     listener: tokio::net::TcpListener,
