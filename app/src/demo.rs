@@ -71,8 +71,7 @@ pub async fn run(seed: u64, dir: &Path, out: &mut (dyn Write + Send)) -> Result<
     let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
     let report_dir = dir.join("report");
     let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
-    let info =
-        crate::report::ScanInfo::new(Some(scan.id), Some(scan.created_at), scan.model.clone());
+    let info = crate::report::ScanInfo::of_scan(&scan);
     // A new store holds no verdicts.
     let reviewed = Reviewed::new(&scan.result, &[], false, DEFAULT_REOPEN_MARGIN);
     let index = crate::report::pictures::write_report_dir(

@@ -38,6 +38,11 @@ pub struct ScanInfo {
     /// The model file an improved scan scored with (`StoredScan::model`);
     /// `None`: the shipped one.
     pub model: Option<String>,
+    /// The store's version of that model (`StoredScan::model_version`);
+    /// `None` for an in-memory scan and for scans stored before models
+    /// were versioned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model_version: Option<i64>,
     /// Known relationships (pairs judged different people or cleared) at
     /// or above the threshold, left out of the flagged counts; `None` when
     /// no verdict was consulted (set by the writers of [`known`]).
@@ -61,10 +66,28 @@ impl ScanInfo {
             scan_id,
             created_at,
             model,
+            model_version: None,
             known_not_counted: None,
             quiet: false,
             no_season: false,
         }
+    }
+
+    /// A stored scan's: its id, time, model and model version.
+    pub fn of_scan(scan: &store::StoredScan) -> ScanInfo {
+        ScanInfo {
+            model_version: scan.model_version,
+            ..ScanInfo::new(Some(scan.id), Some(scan.created_at), scan.model.clone())
+        }
+    }
+
+    /// The model's name, and its version when the store holds it.
+    pub fn model_words(&self) -> anyhow::Result<String> {
+        let model = self.model()?;
+        Ok(match self.model_version {
+            Some(v) => format!("{}, version {v} of the store", model.name()),
+            None => model.name().to_owned(),
+        })
     }
 
     /// "Season 7", or "Logs read into memory" for logs without a season.
@@ -79,10 +102,7 @@ impl ScanInfo {
     /// The model an improved scan scored with: the one recorded, else the
     /// shipped one.
     pub fn model(&self) -> anyhow::Result<std::borrow::Cow<'static, scoring::improved::Model>> {
-        Ok(match &self.model {
-            Some(json) => std::borrow::Cow::Owned(scoring::improved::Model::from_json(json)?),
-            None => std::borrow::Cow::Borrowed(scoring::improved::Model::shipped()),
-        })
+        Ok(scoring::improved::Model::recorded(self.model.as_deref())?)
     }
 
     /// What the flagged counts hold: known relationships left out (how

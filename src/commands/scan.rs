@@ -114,10 +114,11 @@ pub async fn run_explain(db: &app::pipeline::Db, args: ExplainArgs) -> Result<()
     let segments = pipeline::segments(&store, params.bucket_seconds, None).await?;
     let pseudonyms = pipeline::ip_pseudonyms(&store, &season, &segments).await?;
     store.close().await;
+    let model = scoring::improved::Model::recorded(scan.model.as_deref())?;
     let text = viz::explain(
         &segments,
         &season,
-        &scan.result,
+        (&scan.result, &model),
         &args.account_a,
         &args.account_b,
         args.top,

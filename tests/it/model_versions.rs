@@ -7,13 +7,19 @@
 use crate::common::*;
 use scoring::improved::Model;
 
-/// The shipped model under another name, as a site's file would be.
-fn site_model(name: &str) -> String {
+/// The shipped model under another name and with `intercept`, as a
+/// site's file would be.
+fn site_model(name: &str, intercept: f64) -> String {
     let mut m: serde_json::Value = serde_json::from_str(&Model::shipped().to_json()).unwrap();
     m["name"] = name.into();
+    m["intercept"] = intercept.into();
     // Laid out unlike this build's files: an export writes these bytes.
     m.to_string()
 }
+
+/// Not the shipped model's intercept: the weights `explain` shows say
+/// which model they are.
+const SITE_INTERCEPT: f64 = -0.75;
 
 /// The row of `detect model list` for version `v`.
 fn listed(db: &TestDb, v: &str) -> String {
@@ -58,7 +64,11 @@ fn a_scan_records_its_model_version(backend: Backend) {
     );
     assert_eq!(scans_of(&shipped), 1, "{shipped}");
 
-    std::fs::write(dir.join("site.json"), site_model("site model")).unwrap();
+    std::fs::write(
+        dir.join("site.json"),
+        site_model("site model", SITE_INTERCEPT),
+    )
+    .unwrap();
     let imported = db.ok(&["model", "import", "site.json"]);
     assert_eq!(imported.trim(), "stored as model version 2: site model");
     let again = db.ok(&["model", "import", "site.json"]);
@@ -76,7 +86,8 @@ fn a_scan_records_its_model_version(backend: Backend) {
     daemon_once(&db, &config);
     let text = std::fs::read_to_string(reports.join("season-1.txt")).unwrap();
     assert!(
-        text.contains("scan #2 of") && text.contains("\nmodel: site model\n"),
+        text.contains("scan #2 of")
+            && text.contains("\nmodel: site model, version 2 of the store\n"),
         "{text}"
     );
 
@@ -118,8 +129,49 @@ fn a_scan_records_its_model_version(backend: Backend) {
         "2",
     ]);
     assert!(
-        text.contains("scan #4 of") && text.contains("\nmodel: site model\n"),
+        text.contains("scan #4 of")
+            && text.contains("\nmodel: site model, version 2 of the store\n"),
         "{text}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&db.ok(&[
+        "report",
+        "--season",
+        "1",
+        "--mode",
+        "improved",
+        "--model-version",
+        "2",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(json["scan"]["model_version"], 2, "{}", json["scan"]);
+    // The evidence of a pair is weighed by the scan's model, not the shipped one.
+    let pair = json["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["evidence"]["signals"]["timing"].is_null())
+        .expect("a flagged pair that shared an address");
+    let (a, b) = (
+        pair["account_a"].as_str().unwrap(),
+        pair["account_b"].as_str().unwrap(),
+    );
+    let explained = db.ok(&[
+        "explain",
+        "--season",
+        "1",
+        "--mode",
+        "improved",
+        "--model-version",
+        "2",
+        a,
+        b,
+    ]);
+    assert!(
+        explained.contains("probability (site model)")
+            && explained.contains(&format!("from {SITE_INTERCEPT:+.2})")),
+        "{explained}"
     );
 
     let e = fails(
@@ -179,7 +231,7 @@ fn a_model_exported_from_one_store_imports_into_another() {
     let sqlite = TestDb::new(Backend::Sqlite);
     let postgres = TestDb::new(Backend::Postgres);
     let file = sqlite.dir.path().join("site.json");
-    std::fs::write(&file, site_model("north")).unwrap();
+    std::fs::write(&file, site_model("north", Model::shipped().intercept())).unwrap();
     let name = file.to_str().unwrap();
     let out = sqlite.ok(&["model", "import", name, "--name", "north, May"]);
     assert_eq!(out.trim(), "stored as model version 1: north, May");

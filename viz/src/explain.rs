@@ -9,6 +9,7 @@ use crate::fmt::utc_minute;
 use schema::{
     Cell, Contribution, IpId, IpPseudonyms, Names, PairScore, ScanResult, Season, Segment, Segments,
 };
+use scoring::improved::Model;
 use std::fmt::Write as _;
 
 /// Why a pair cannot be explained.
@@ -24,12 +25,14 @@ pub enum ExplainError {
 }
 
 /// The evidence behind a pair, both directions, in a moderator's words. IPs
-/// are named by the season's `pseudonyms` unless `show_ips`.
+/// are named by the season's `pseudonyms` unless `show_ips`. `model` is
+/// the one the scan scored with (read in improved mode only): its words
+/// and its weights are the ones shown.
 #[allow(clippy::too_many_arguments)]
 pub fn explain(
     segments: &Segments,
     season: &Season,
-    result: &ScanResult,
+    (result, model): (&ScanResult, &Model),
     a: &str,
     b: &str,
     top: usize,
@@ -66,7 +69,7 @@ pub fn explain(
         &mut out,
         segments,
         season,
-        result,
+        (result, model),
         [(a, b, ab, &sa, &sb), (b, a, ba, &sb, &sa)],
         top,
         &mut labels,
@@ -92,7 +95,7 @@ fn write_explanation(
     out: &mut String,
     segments: &Segments,
     season: &Season,
-    result: &ScanResult,
+    (result, model): (&ScanResult, &Model),
     directions: [Direction<'_>; 2],
     top: usize,
     labels: &mut IpLabels<'_>,
@@ -127,7 +130,7 @@ fn write_explanation(
             .or_else(|| ba.and_then(|p| p.evidence.signals).map(|s| s.swapped()));
         let reference =
             |p: Option<&PairScore>| p.map_or(0.5, |p| (p.sum as f64 / p.weight as f64) / 2.0 + 0.5);
-        improved_words(out, signals, (reference(ab), reference(ba)), a, b)?;
+        improved_words(out, model, signals, (reference(ab), reference(ba)), (a, b))?;
     }
     for (x, y, score, sx, sy) in directions {
         let Some(p) = score else { continue };
@@ -160,20 +163,19 @@ fn write_explanation(
 }
 
 /// Improved mode's signals of the pair (as scored and stored), in words,
-/// and how the model weighed each (`ab`, `ba`: the reference similarity
-/// from each side).
+/// and how `model`, the scan's, weighed each (`ab`, `ba`: the reference
+/// similarity from each side).
 fn improved_words(
     out: &mut String,
+    model: &Model,
     signals: Option<schema::Signals>,
     (ab, ba): (f64, f64),
-    a: &str,
-    b: &str,
+    (a, b): (&str, &str),
 ) -> std::fmt::Result {
     use std::fmt::Write as _;
     let Some(s) = signals else {
         return Ok(());
     };
-    let model = scoring::improved::Model::shipped();
     writeln!(out)?;
     writeln!(out, "{}", scoring::improved::score_words(model))?;
     for line in scoring::improved::describe(&s, a, b) {

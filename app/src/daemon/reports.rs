@@ -28,7 +28,7 @@ pub fn write_season_report(
     pseudonyms: &IpPseudonyms,
     similarities: Option<&[f64]>,
 ) -> Result<Vec<PathBuf>> {
-    let info = ScanInfo::new(Some(scan.id), Some(scan.created_at), scan.model.clone());
+    let info = ScanInfo::of_scan(scan);
     let n = season.number;
     let json = dir.join(format!("season-{n}.json"));
     write_atomically(&json, |out| {

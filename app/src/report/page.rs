@@ -148,12 +148,13 @@ pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<Page
         &format!("{what}: similarity of every directed pair"),
     )
     .to_string();
+    let model = src.info.model()?;
     let mut evidence = BTreeMap::new();
     for row in scoring::both_ways(result, false) {
         let text = viz::explain(
             segments,
             season,
-            result,
+            (result, &model),
             row.a,
             row.b,
             EVIDENCE_BUCKETS,

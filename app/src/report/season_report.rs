@@ -152,7 +152,7 @@ pub async fn from_store(
     store.close().await;
     let info = ScanInfo {
         quiet: show.quiet,
-        ..ScanInfo::new(Some(scan.id), Some(scan.created_at), scan.model.clone())
+        ..ScanInfo::of_scan(scan)
     };
     let parts = pictures.as_ref().map(|(s, p)| (s, p));
     write_report(out, show, season, &info, &scan.result, &reviewed, parts)?;

@@ -109,9 +109,8 @@ fn write_text_head(
         p.threshold
     )?;
     if p.mode == schema::Mode::Improved {
-        let model = info.model()?;
-        writeln!(out, "model: {}", model.name())?;
-        writeln!(out, "{}", scoring::improved::score_words(&model))?;
+        writeln!(out, "model: {}", info.model_words()?)?;
+        writeln!(out, "{}", scoring::improved::score_words(&*info.model()?))?;
     }
     writeln!(out)?;
     writeln!(out, "  participants      {}", s.participants)?;

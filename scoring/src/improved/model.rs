@@ -13,6 +13,7 @@ use super::features::{feature, Feature, Reading};
 use super::fit::{logistic, Sign};
 use super::timing::{TimeModel, TIME_SIGNS};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fmt;
 
 /// Where a model comes from, and what it was measured to do on data it
@@ -186,6 +187,17 @@ impl Model {
     /// Reads a model file; the error names what is wrong in one sentence.
     pub fn from_json(text: &str) -> Result<Model, ModelError> {
         serde_json::from_str(text).map_err(|e| ModelError(format!("not a model file: {e}")))
+    }
+
+    /// The model a scan recorded (`json`, its file as stored), or the
+    /// shipped one for a scan that recorded none (stored before scans
+    /// recorded their model): what every surface that shows an improved
+    /// scan's score in words, or weighs its signals, reads.
+    pub fn recorded(json: Option<&str>) -> Result<Cow<'static, Model>, ModelError> {
+        Ok(match json {
+            Some(text) => Cow::Owned(Model::from_json(text)?),
+            None => Cow::Borrowed(Model::shipped()),
+        })
     }
 
     /// The model as a file (pretty JSON, ending in a newline).

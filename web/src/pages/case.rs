@@ -237,12 +237,13 @@ fn evidence(
     lone_pair: bool,
     pseudonyms: &schema::IpPseudonyms,
 ) -> Result<Vec<CaseEvidence>, WebError> {
+    let model = super::seasons::scan_model(scan)?;
     let mut evidence = Vec::new();
     for p in pairs.iter().filter(|p| p.flagged || lone_pair) {
         let text = viz::explain(
             segments,
             &scan.season,
-            &scan.result,
+            (&scan.result, &model),
             &p.a,
             &p.b,
             TOP_BUCKETS,

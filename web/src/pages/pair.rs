@@ -118,10 +118,11 @@ pub async fn pair(
         .store()
         .season_pseudonyms(&scan.season, &segments)
         .await?;
+    let model = super::seasons::scan_model(&scan)?;
     let evidence = viz::explain(
         &segments,
         &scan.season,
-        result,
+        (result, &model),
         &a,
         &b,
         TOP_BUCKETS,

@@ -159,7 +159,9 @@ pub async fn season(
         me: me.me(),
         number,
         scanned: scanned(&scan),
-        meaning: (result.params.mode == schema::Mode::Improved).then(|| scan_model_words(&scan)),
+        meaning: (result.params.mode == schema::Mode::Improved)
+            .then(|| scan_model_words(&scan))
+            .transpose()?,
         model,
         threshold: t,
         participants: result.participants,
@@ -170,18 +172,19 @@ pub async fn season(
     })
 }
 
+/// The model a scan scored with ([`scoring::improved::Model::recorded`]):
+/// the one its words and its weights are shown by.
+pub(super) fn scan_model(
+    scan: &store::StoredScan,
+) -> Result<std::borrow::Cow<'static, scoring::improved::Model>, WebError> {
+    scoring::improved::Model::recorded(scan.model.as_deref())
+        .map_err(|e| WebError::Internal(format!("the model scan {} recorded: {e}", scan.id)))
+}
+
 /// What an improved scan's similarities mean, by the model it recorded
-/// (its name and how it was measured or fitted); the shipped model's for
-/// a scan stored before models were recorded.
-fn scan_model_words(scan: &store::StoredScan) -> String {
-    let recorded = scan
-        .model
-        .as_deref()
-        .and_then(|json| scoring::improved::Model::from_json(json).ok());
-    let model = recorded
-        .as_ref()
-        .unwrap_or(scoring::improved::Model::shipped());
-    scoring::improved::score_words(model)
+/// (its name and how it was measured or fitted).
+fn scan_model_words(scan: &store::StoredScan) -> Result<String, WebError> {
+    Ok(scoring::improved::score_words(&*scan_model(scan)?))
 }
 
 /// Which stored model version scored a scan, where it came from and when
