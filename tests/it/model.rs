@@ -141,7 +141,7 @@ fn fit_and_scan_with_the_sites_model(backend: Backend) {
         "site.json",
     ]);
     assert!(
-        text.contains("scan #2 of") && text.contains("\nmodel: site one\n"),
+        text.contains("scan #2 of") && text.contains("\nmodel: site one, version 2 of the store\n"),
         "{text}"
     );
     // The shipped model's report does not take the site model's scan.
