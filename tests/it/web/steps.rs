@@ -265,16 +265,43 @@ pub async fn admin_reads_audit(c: &Client, base: &str, ips: &[String]) {
     assert_clean(c, ips, true).await;
 }
 
-/// An improved scan says so, and what its similarities mean.
+/// An improved scan says so, and what its similarities mean, by the model
+/// it scored with (a site's file here, not the shipped one), on the season
+/// page and in a pair's evidence.
 pub async fn improved_scan_says_so(db: &TestDb, c: &Client, base: &str) {
-    db.ok(&["scan", "--season", "1", "--mode", "improved"]);
+    let shipped = scoring::improved::Model::shipped();
+    let mut file: serde_json::Value = serde_json::from_str(&shipped.to_json()).unwrap();
+    file["name"] = "site model".into();
+    let file = file.to_string();
+    std::fs::write(db.dir.path().join("site.json"), &file).unwrap();
+    db.ok(&[
+        "scan",
+        "--season",
+        "1",
+        "--mode",
+        "improved",
+        "--model",
+        "site.json",
+    ]);
     c.goto(&format!("{base}/season/1")).await.unwrap();
     let scan = text_of(c, "#scan").await;
     assert!(scan.contains("improved mode"), "{scan}");
-    let model = scoring::improved::Model::shipped();
+    let model = scoring::improved::Model::from_json(&file).unwrap();
     assert!(
-        scan.contains(&scoring::improved::score_words(model)),
+        scan.contains(&scoring::improved::score_words(&model)),
         "{scan}"
+    );
+    let mut pair = Url::parse(base).unwrap();
+    pair.path_segments_mut()
+        .unwrap()
+        .extend(["pair", HOSTILE_A, HOSTILE_B]);
+    pair.set_query(Some("season=1"));
+    c.goto(pair.as_str()).await.unwrap();
+    c.wait().for_element(Locator::Id("evidence")).await.unwrap();
+    let evidence = text_of(c, "#evidence").await;
+    assert!(
+        evidence.contains("probability (site model)") && !evidence.contains(shipped.name()),
+        "{evidence}"
     );
 }
 
