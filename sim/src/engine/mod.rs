@@ -80,7 +80,8 @@ where
     cfg.validate()
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-    let world = World::build(cfg, &mut rng);
+    let world =
+        World::build(cfg, &mut rng).map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     let truth = world.truth();
     let mut sim = Sim::new(world, rng);
     sim.run(&mut f)?;

@@ -161,7 +161,7 @@ mod tests {
     fn people_sleep_and_check_in_several_times() {
         let cfg = WorldConfig::default();
         let mut rng = ChaCha8Rng::seed_from_u64(9);
-        let w = World::build(&cfg, &mut rng);
+        let w = World::build(&cfg, &mut rng).unwrap();
         let mut out = Vec::new();
         let mut by_local_hour = [0usize; 24];
         for day in 0..14 {

@@ -28,7 +28,6 @@ use places::{couples_at_one_office, draw_lunches, draw_sites};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use records::{Carrier, Household, Site, SiteKind};
-use std::collections::HashSet;
 
 pub(crate) use addresses::host;
 pub use config::{WorldConfig, DEFAULT_START, MOVES_PER_ACCOUNT_DAY};
@@ -82,8 +81,10 @@ fn weighted<T: Copy>(rng: &mut ChaCha8Rng, items: &[(T, u32)]) -> T {
 }
 
 impl World {
-    pub(crate) fn build(cfg: &WorldConfig, rng: &mut ChaCha8Rng) -> World {
-        let mut prefixes = Prefixes(HashSet::new());
+    /// The world of `cfg`; an error in one sentence when it needs more
+    /// address blocks than there are.
+    pub(crate) fn build(cfg: &WorldConfig, rng: &mut ChaCha8Rng) -> Result<World, String> {
+        let mut prefixes = Prefixes::default();
 
         // Multi-account owners first: how many accounts each, which style.
         let (sizes, styles, used) = draw_owners(cfg, rng);
@@ -149,8 +150,18 @@ impl World {
             .map(|a| persons[a.person as usize].style.is_some())
             .collect();
         let league = draw_league(rng, &mut accounts, &owner);
+        if prefixes.exhausted {
+            return Err(format!(
+                "a world of {} accounts over {} days needs more than the {} address blocks \
+                 (/16) there are: each internet provider, workplace, carrier and place away \
+                 has its own; make fewer accounts or fewer days",
+                cfg.accounts,
+                cfg.days,
+                addresses::PREFIXES
+            ));
+        }
 
-        World {
+        Ok(World {
             cfg: cfg.clone(),
             persons,
             households,
@@ -161,7 +172,7 @@ impl World {
             accounts,
             holidays,
             league,
-        }
+        })
     }
 
     /// The ground truth of this world.
@@ -238,13 +249,34 @@ impl World {
 mod tests {
     use super::*;
     use crate::truth::Style;
+    use std::collections::HashSet;
     use rand::SeedableRng;
+
+    #[test]
+    fn a_world_needing_more_address_blocks_than_there_are_is_refused() {
+        // Each home provider, workplace, carrier and place away takes a /16
+        // of its own: 150,000 accounts need more than the 55,296 there are
+        // (a world this size used to search for a free one forever).
+        let cfg = WorldConfig {
+            accounts: 150_000,
+            cliques: 1_000,
+            ..WorldConfig::default()
+        };
+        let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+        let e = World::build(&cfg, &mut rng).err().expect("refused");
+        assert!(
+            e.contains(
+                "a world of 150000 accounts over 28 days needs more than the 55296 address blocks"
+            ),
+            "{e}"
+        );
+    }
 
     #[test]
     fn worlds_have_the_drawn_shape() {
         let cfg = WorldConfig::default();
         let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-        let w = World::build(&cfg, &mut rng);
+        let w = World::build(&cfg, &mut rng).unwrap();
         assert_eq!(w.accounts.len(), cfg.accounts);
         let owners: Vec<&Person> = w.persons.iter().filter(|p| p.style.is_some()).collect();
         assert_eq!(owners.len(), cfg.cliques);
