@@ -20,8 +20,17 @@ pub fn simulate_into(cfg: &sim::WorldConfig, dir: &Path) -> Result<sim::Truth> {
     let file = std::fs::File::create(&moves)
         .with_context(|| format!("cannot write {}", moves.display()))?;
     let mut out = BufWriter::with_capacity(1 << 20, file);
-    let truth = sim::simulate(cfg, &mut out)
-        .with_context(|| format!("cannot write {}", moves.display()))?;
+    let truth = match sim::simulate(cfg, &mut out) {
+        Ok(truth) => truth,
+        // A world that cannot be built (too many accounts for the
+        // address space) is said as it is, and leaves no empty log.
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            drop(out);
+            let _ = std::fs::remove_file(&moves);
+            return Err(anyhow::Error::msg(e.to_string()));
+        }
+        Err(e) => return Err(e).with_context(|| format!("cannot write {}", moves.display())),
+    };
     out.flush()?;
     let truth_path = dir.join("truth.json");
     std::fs::write(&truth_path, serde_json::to_vec_pretty(&truth)?)

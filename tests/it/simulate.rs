@@ -170,3 +170,29 @@ fn improved_reports_read_standard_input_once() {
     let from_shuffled = db.ok(&[&report[..], &[shuffled_path.to_str().unwrap()]].concat());
     assert_eq!(from_shuffled, from_file);
 }
+
+/// A world that needs more address blocks than there are is refused in one
+/// sentence (it used to search for a free block forever) and leaves no
+/// empty log behind.
+#[test]
+fn a_world_too_large_for_the_address_space_is_refused() {
+    let db = TestDb::new(Backend::Sqlite);
+    let world = db.dir.path().join("world");
+    let out = db.run(&[
+        "simulate",
+        "--accounts",
+        "150000",
+        "--out",
+        world.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "a world of 150000 accounts over 28 days needs more than the 55296 address blocks"
+        ) && !err.contains("cannot write"),
+        "{err}"
+    );
+    assert!(!world.join("moves.jsonl").exists());
+    assert!(!world.join("truth.json").exists());
+}

@@ -249,8 +249,8 @@ impl World {
 mod tests {
     use super::*;
     use crate::truth::Style;
-    use std::collections::HashSet;
     use rand::SeedableRng;
+    use std::collections::HashSet;
 
     #[test]
     fn a_world_needing_more_address_blocks_than_there_are_is_refused() {
