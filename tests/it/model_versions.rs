@@ -91,15 +91,21 @@ fn a_scan_records_its_model_version(backend: Backend) {
         "{text}"
     );
 
-    let scanned = db.ok(&[
-        "scan",
-        "--season",
-        "1",
-        "--mode",
-        "improved",
-        "--model-version",
-        "2",
-    ]);
+    // Improved mode with the stored version 2, as every command takes it.
+    let with_v2 = |command: &str, more: &[&str]| -> Vec<String> {
+        let head = [
+            command,
+            "--season",
+            "1",
+            "--mode",
+            "improved",
+            "--model-version",
+            "2",
+        ];
+        head.iter().chain(more).map(|s| s.to_string()).collect()
+    };
+    let ok = |args: Vec<String>| db.ok(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    let scanned = ok(with_v2("scan", &[]));
     assert!(scanned.contains("scan #3 stored"), "{scanned}");
     db.ok(&[
         "scan",
@@ -119,32 +125,14 @@ fn a_scan_records_its_model_version(backend: Backend) {
         scans_of(&row) == 3 && scans_of(&listed(&db, "1")) == 1,
         "{row}"
     );
-    let text = db.ok(&[
-        "report",
-        "--season",
-        "1",
-        "--mode",
-        "improved",
-        "--model-version",
-        "2",
-    ]);
+    let text = ok(with_v2("report", &[]));
     assert!(
         text.contains("scan #4 of")
             && text.contains("\nmodel: site model, version 2 of the store\n"),
         "{text}"
     );
-    let json: serde_json::Value = serde_json::from_str(&db.ok(&[
-        "report",
-        "--season",
-        "1",
-        "--mode",
-        "improved",
-        "--model-version",
-        "2",
-        "--format",
-        "json",
-    ]))
-    .unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(with_v2("report", &["--format", "json"]))).unwrap();
     assert_eq!(json["scan"]["model_version"], 2, "{}", json["scan"]);
     // The evidence of a pair is weighed by the scan's model, not the shipped one.
     let pair = json["pairs"]
@@ -157,17 +145,7 @@ fn a_scan_records_its_model_version(backend: Backend) {
         pair["account_a"].as_str().unwrap(),
         pair["account_b"].as_str().unwrap(),
     );
-    let explained = db.ok(&[
-        "explain",
-        "--season",
-        "1",
-        "--mode",
-        "improved",
-        "--model-version",
-        "2",
-        a,
-        b,
-    ]);
+    let explained = ok(with_v2("explain", &[a, b]));
     assert!(
         explained.contains("probability (site model)")
             && explained.contains(&format!("from {SITE_INTERCEPT:+.2})")),
