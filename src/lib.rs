@@ -27,6 +27,10 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             commands::cluster::run_cluster_scan(&db, args, &url).await
         }
         Command::Scan(args) => commands::scan::run_scan(&db, args).await,
+        #[cfg(feature = "cluster")]
+        Command::Report(args) if args.cluster.is_some() => {
+            commands::cluster::run_cluster_report(args).await
+        }
         Command::Report(args) => commands::scan::run_report(&db, args).await,
         Command::Explain(args) => commands::scan::run_explain(&db, args).await,
         Command::Timeline(args) => commands::pictures::run_timeline(&db, args).await,

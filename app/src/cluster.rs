@@ -15,6 +15,8 @@ use store::Store;
 #[derive(Debug)]
 pub struct LogExport<'a> {
     pub input: &'a [String],
+    /// The season's number in `meta.json` (0: the logs' games, no season).
+    pub season: u32,
     pub bucket_seconds: i64,
     pub reference_order: bool,
     pub limits: &'a ingest::Limits,
@@ -27,13 +29,13 @@ pub struct LogExport<'a> {
 
 /// The logs read as `report --input` reads them, each account's settled
 /// segments spilled to its part's file as the reading goes, then the parts
-/// written one by one (season 0).
+/// written one by one.
 pub fn export_logs(request: &LogExport<'_>) -> Result<Meta> {
     let games = request
         .games
         .clone()
         .unwrap_or_else(|| "^4pLeague_".to_owned());
-    let season = Season::new(0, None, None, Some(games))?;
+    let season = Season::new(request.season, None, None, Some(games))?;
     let partitions = request.partitions;
     staged(request.out, |dir| {
         let mut spill = cluster::spill::Spill::create(&dir.join(".spill"), partitions)?;
@@ -181,4 +183,106 @@ pub async fn scan_season(
     let id = store_scan(&store, &season, &result, meta.generation).await?;
     store.close().await;
     Ok((season, id, result))
+}
+
+/// What `detect report --input ... --cluster URL` scans: one season folder
+/// (as `detect export` writes it), or logs exported first into the work
+/// folder, as `export --input` exports them.
+#[derive(Debug)]
+pub struct InputScan<'a> {
+    pub logs: crate::report::season_report::Logs<'a>,
+    pub partitions: u32,
+    /// Where logs are exported (`season-N`) and the results written
+    /// (`scan-N`); every executor must read it at the same path.
+    pub work: &'a Path,
+    /// The scheduler's host:port, or "local": DataFusion in this process.
+    pub url: &'a str,
+}
+
+/// `detect report --input ... --cluster URL`: the season folder (or the
+/// logs, exported into the work folder) scanned on the cluster, its results
+/// written to `WORK/scan-N`, the report written to `out`, nothing stored.
+/// Returns how many pairs are flagged.
+pub async fn report_input(
+    request: &InputScan<'_>,
+    params: &ScanParams,
+    show: crate::report::season_report::Show,
+    out: &mut dyn std::io::Write,
+) -> Result<usize> {
+    if params.mode != schema::Mode::Reference {
+        bail!(
+            "a cluster scan scores in reference mode only (asked: {:?}); add --mode reference",
+            params.mode
+        );
+    }
+    let logs = &request.logs;
+    let folder = season_folder(logs.files)?;
+    let season = match &folder {
+        Some((dir, meta)) => {
+            if logs.games.is_some() || logs.reference_order {
+                bail!(
+                    "{} is a season folder, its segments already cut: --games and \
+                     --reference-order apply to logs",
+                    dir.display()
+                );
+            }
+            if logs.season.is_some_and(|n| n != meta.season) {
+                bail!("{} holds season {}", dir.display(), meta.season);
+            }
+            Season::new(meta.season, None, None, meta.games.clone())?
+        }
+        None => logs.season()?,
+    };
+    let n = season.number;
+    let scan_dir = request.work.join(format!("scan-{n}"));
+    let exported = folder.is_none();
+    let season_dir = match folder {
+        Some((dir, _)) => dir,
+        None => request.work.join(format!("season-{n}")),
+    };
+    if scan_dir.exists() || exported && season_dir.exists() {
+        bail!(
+            "{} already holds a cluster scan of season {n}; choose another --work-dir",
+            request.work.display()
+        );
+    }
+    if exported {
+        let export = LogExport {
+            input: logs.files,
+            season: n,
+            bucket_seconds: params.bucket_seconds,
+            reference_order: logs.reference_order,
+            limits: logs.limits,
+            games: Some(season.games.clone()),
+            partitions: request.partitions,
+            out: &season_dir,
+        };
+        tokio::task::block_in_place(|| export_logs(&export))?;
+    }
+    let ctx = if request.url == "local" {
+        cluster::nodes::local_context_with(request.partitions as usize)
+    } else {
+        cluster::nodes::remote_context(request.url, request.partitions as usize).await?
+    };
+    let step = crate::progress::step(format!(
+        "scanning {} on {}",
+        season_dir.display(),
+        request.url
+    ));
+    let result = cluster::scan::run(&ctx, &season_dir, params, &scan_dir).await?;
+    step.finish();
+    let no_season = logs.season.is_none() && n == 0;
+    crate::report::season_report::from_result(&season, no_season, &result, show, out)
+}
+
+/// The season folder `--input` names, with its `meta.json`: one folder.
+fn season_folder(input: &[String]) -> Result<Option<(PathBuf, Meta)>> {
+    match input {
+        [one] if Path::new(one).is_dir() => {
+            let dir = PathBuf::from(one);
+            let meta = cluster::export::read_meta(&dir)?;
+            Ok(Some((dir, meta)))
+        }
+        _ => Ok(None),
+    }
 }

@@ -74,6 +74,7 @@ pub fn write_season_from(
         generation,
         segments: 0,
         ip_days: 0,
+        games: Some(season.games.clone()),
     };
     for part in 0..partitions {
         let name = layout::part_name(part);

@@ -38,6 +38,10 @@ pub struct Meta {
     /// Segments written: moved buckets and stall runs.
     pub segments: usize,
     pub ip_days: usize,
+    /// The pattern of the season's games (absent in folders written before
+    /// it was recorded, and perhaps in a site's own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub games: Option<String>,
 }
 
 /// The fields of one segment (an account's moved bucket or stall run in the

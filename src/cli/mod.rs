@@ -391,7 +391,8 @@ pub struct ReportArgs {
     /// The season to report on (from the store).
     #[arg(long, required_unless_present = "input", value_name = "N")]
     pub season: Option<u32>,
-    /// Analyse these log files in memory instead, storing nothing.
+    /// Analyse these log files in memory instead, storing nothing (with
+    /// --cluster: logs, or one season folder from `detect export`).
     #[arg(long, num_args = 1.., conflicts_with = "out", value_name = "FILE")]
     pub input: Vec<String>,
     /// With --input: the pattern of tournament games
@@ -426,6 +427,20 @@ pub struct ReportArgs {
     pub reopen_margin: f64,
     #[command(flatten)]
     pub scan: ScanOptions,
+    /// Scan --input on the Ballista scheduler at this address (host:port),
+    /// or `local` for DataFusion in this process; reference mode only.
+    #[cfg(feature = "cluster")]
+    #[arg(long, value_name = "URL", requires_all = ["input", "work_dir"])]
+    pub cluster: Option<String>,
+    /// With --cluster: the folder logs are exported to (season-N) and the
+    /// results written to (scan-N); every executor must read it at the same path.
+    #[cfg(feature = "cluster")]
+    #[arg(long, value_name = "DIR", requires = "cluster")]
+    pub work_dir: Option<PathBuf>,
+    /// With --cluster: parts of the exported logs, and the scan's width.
+    #[cfg(feature = "cluster")]
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub partitions: u32,
 }
 
 #[derive(Debug, Args)]

@@ -1,12 +1,15 @@
 //! `detect export`, `detect import-scan`, `detect scheduler`, `detect
-//! executor` and `detect scan --cluster` (feature `cluster`): arguments to
+//! executor`, `detect scan --cluster` and `detect report --cluster`
+//! (feature `cluster`): arguments to
 //! `app::cluster` (exports, the scan and its import) and to the `cluster`
 //! crate's nodes, and what they print.
 
-use crate::cli::{ExecutorArgs, ExportArgs, ImportScanArgs, ScanArgs, SchedulerArgs};
+use crate::cli::{ExecutorArgs, ExportArgs, ImportScanArgs, ReportArgs, ScanArgs, SchedulerArgs};
 use anyhow::Result;
 use app::pipeline;
+use app::report::season_report::Logs;
 use schema::Season;
+use std::path::Path;
 
 pub async fn run_export(db: &pipeline::Db, args: ExportArgs) -> Result<()> {
     let bucket_seconds = i64::from(args.bucket_minutes) * 60;
@@ -14,6 +17,7 @@ pub async fn run_export(db: &pipeline::Db, args: ExportArgs) -> Result<()> {
         let limits = args.limits.limits()?;
         let request = app::cluster::LogExport {
             input: &args.input,
+            season: 0,
             bucket_seconds,
             reference_order: args.reference_order,
             limits: &limits,
@@ -75,6 +79,31 @@ pub async fn run_cluster_scan(db: &pipeline::Db, args: ScanArgs, url: &str) -> R
     let (season, id, result) =
         app::cluster::scan_season(db, args.season, &params, args.partitions, work, url).await?;
     print_stored(&season, id, &result);
+    Ok(())
+}
+
+/// `detect report --input ... --cluster URL`.
+pub async fn run_cluster_report(args: ReportArgs) -> Result<()> {
+    let params = args.scan.params()?;
+    let limits = args.limits.limits()?;
+    let request = app::cluster::InputScan {
+        logs: Logs {
+            files: &args.input,
+            season: args.season,
+            games: args.games.as_deref(),
+            reference_order: args.reference_order,
+            limits: &limits,
+        },
+        partitions: args.partitions,
+        work: args.work_dir.as_deref().unwrap_or(Path::new(".")),
+        url: args.cluster.as_deref().unwrap_or("local"),
+    };
+    let show = super::scan::show(&args);
+    let mut out = std::io::BufWriter::new(std::io::stdout());
+    let flagged = app::cluster::report_input(&request, &params, show, &mut out).await?;
+    if args.exit_code && flagged > 0 {
+        return Err(crate::FlagsFound(flagged).into());
+    }
     Ok(())
 }
 

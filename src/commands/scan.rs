@@ -51,13 +51,7 @@ pub async fn run_scan(db: &app::pipeline::Db, args: ScanArgs) -> Result<()> {
 
 pub async fn run_report(db: &app::pipeline::Db, args: ReportArgs) -> Result<()> {
     let params = args.scan.params()?;
-    let show = Show {
-        format: format(args.format),
-        all: args.all,
-        show_ips: args.show_ips,
-        reopen_margin: args.reopen_margin,
-        quiet: crate::ui::quiet(),
-    };
+    let show = show(&args);
     let mut out = std::io::BufWriter::new(std::io::stdout());
     let flagged = if !args.input.is_empty() {
         // Logs store nothing: the store is opened only to read a version.
@@ -94,6 +88,17 @@ pub async fn run_report(db: &app::pipeline::Db, args: ReportArgs) -> Result<()> 
         return Err(crate::FlagsFound(flagged).into());
     }
     Ok(())
+}
+
+/// How `report` writes its report.
+pub(crate) fn show(args: &ReportArgs) -> Show {
+    Show {
+        format: format(args.format),
+        all: args.all,
+        show_ips: args.show_ips,
+        reopen_margin: args.reopen_margin,
+        quiet: crate::ui::quiet(),
+    }
 }
 
 /// The report format `--format` names.

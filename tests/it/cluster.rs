@@ -385,6 +385,115 @@ async fn export_from_logs_scans_like_report_input() {
             assert_eq!(pair_differences(&printed, &report), Vec::<String>::new());
         }
     }
+    report_on_the_cluster(&golden, &tmp.path().join("season-0"), &nodes);
+}
+
+/// `detect report --input ... --cluster URL --work-dir DIR`, run as a user
+/// runs it.
+fn report_cluster(input: &Path, url: &str, work: &Path, extra: &[&str]) -> std::process::Output {
+    let (input, work) = (input.display().to_string(), work.display().to_string());
+    let mut args = vec![
+        "report",
+        "--input",
+        &input,
+        "--cluster",
+        url,
+        "--work-dir",
+        &work,
+    ];
+    args.extend_from_slice(extra);
+    Command::new(BIN)
+        .args(&args)
+        .env("DETECT_DATABASE_URL", "sqlite::memory:")
+        .output()
+        .expect("detect runs")
+}
+
+/// `report --input --cluster` prints the report `report --input` prints of
+/// the same log, byte for byte in text and CSV: from the season folder
+/// `detect export --input` wrote (on the cluster), and from the log itself,
+/// exported into the work folder first (in this process); the results
+/// folder it leaves is what `import-scan` reads. Improved mode and a work
+/// folder that already holds the scan are refused.
+fn report_on_the_cluster(log: &Path, season_dir: &Path, nodes: &Cluster) {
+    let tmp = tempfile::tempdir().unwrap();
+    let remote = nodes.scheduler.to_string();
+    let plain = |format: &str| {
+        let out = Command::new(BIN)
+            .args(["report", "--input", &log.display().to_string()])
+            .args(["--mode", "reference", "--all", "--format", format])
+            .env("DETECT_DATABASE_URL", "sqlite::memory:")
+            .output()
+            .expect("detect runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let runs = [
+        (season_dir, remote.as_str(), "folder", "text"),
+        (season_dir, remote.as_str(), "folder-csv", "csv"),
+        (log, "local", "log", "text"),
+    ];
+    for (input, url, name, format) in runs {
+        let work = tmp.path().join(name);
+        let extra = [
+            "--mode",
+            "reference",
+            "--all",
+            "--format",
+            format,
+            "--partitions",
+            "3",
+        ];
+        let out = report_cluster(input, url, &work, &extra);
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            plain(format),
+            "{name}"
+        );
+        let want = scoring::scan(
+            &app::pipeline::segments_from_files(
+                &[log.display().to_string()],
+                1800,
+                false,
+                &schema::rules::Limits::default(),
+            )
+            .unwrap(),
+            &Season::new(0, None, None, Some("^4pLeague_".to_owned())).unwrap(),
+            &ScanParams {
+                mode: Mode::Reference,
+                ..ScanParams::default()
+            },
+        )
+        .unwrap();
+        assert_same(&cluster::scan::read(&work.join("scan-0")).unwrap(), &want);
+        // Logs are exported into the work folder; a folder is scanned where it lies.
+        assert_eq!(work.join("season-0").is_dir(), input == log, "{name}");
+    }
+    let again = report_cluster(
+        season_dir,
+        "local",
+        &tmp.path().join("folder"),
+        &["--mode", "reference"],
+    );
+    assert!(!again.status.success(), "the same work folder twice");
+    assert!(String::from_utf8_lossy(&again.stderr).contains("already holds"));
+    let improved = report_cluster(
+        season_dir,
+        "local",
+        &tmp.path().join("improved"),
+        &["--mode", "improved"],
+    );
+    assert!(!improved.status.success(), "improved mode on a cluster");
+    assert!(String::from_utf8_lossy(&improved.stderr).contains("reference mode only"));
 }
 
 /// A bad line stops `detect export --input` naming the file and the line,

@@ -57,6 +57,25 @@ pub struct Logs<'a> {
     pub limits: &'a Limits,
 }
 
+impl Logs<'_> {
+    /// The season the logs are read as: `--season N` or 0, its games the
+    /// pattern given, else the season's default (every league game without
+    /// a season).
+    pub fn season(&self) -> Result<Season> {
+        let games = match (self.games, self.season) {
+            (Some(g), _) => g.to_owned(),
+            (None, Some(n)) => schema::season::default_games(n),
+            (None, None) => "^4pLeague_".to_owned(),
+        };
+        Ok(Season::new(
+            self.season.unwrap_or(0),
+            None,
+            None,
+            Some(games),
+        )?)
+    }
+}
+
 /// Reports on logs read into memory, storing nothing, to `out`; returns how
 /// many pairs are flagged.
 pub fn from_logs(
@@ -66,13 +85,7 @@ pub fn from_logs(
     show: Show,
     out: &mut dyn Write,
 ) -> Result<usize> {
-    let number = logs.season.unwrap_or(0);
-    let games = match (logs.games, logs.season) {
-        (Some(g), _) => g.to_owned(),
-        (None, Some(n)) => schema::season::default_games(n),
-        (None, None) => "^4pLeague_".to_owned(),
-    };
-    let season = Season::new(number, None, None, Some(games))?;
+    let season = logs.season()?;
     let (segments, times) = read_logs(logs, params)?;
     let bar = crate::progress::step("scoring");
     // The pseudonyms walk every segment once: beside the scoring, on
@@ -120,6 +133,33 @@ fn read_logs(logs: &Logs, params: &ScanParams) -> Result<(Segments, Option<MoveT
             None,
         ),
     })
+}
+
+/// Reports on a scan made elsewhere (a cluster's, read from its results
+/// folder), storing nothing, to `out`; `no_season`: logs read without
+/// `--season`, titled as such. No pictures: the segments stayed in the
+/// season folder, so an HTML report is refused. Returns how many pairs are
+/// flagged.
+pub fn from_result(
+    season: &Season,
+    no_season: bool,
+    result: &ScanResult,
+    show: Show,
+    out: &mut dyn Write,
+) -> Result<usize> {
+    if show.format == Format::Html {
+        bail!("an HTML report draws the segments, which a cluster scan leaves in its season folder: choose --format text, json, csv or reference-csv");
+    }
+    ensure_participants(season, result, true)?;
+    let info = ScanInfo {
+        quiet: show.quiet,
+        no_season,
+        ..ScanInfo::new(None, None, pipeline::recorded_model(&result.params, None))
+    };
+    // Nothing stored, so no verdicts.
+    let reviewed = Reviewed::new(result, &[], show.all, show.reopen_margin);
+    write_report(out, show, season, &info, result, &reviewed, None)?;
+    Ok(reviewed.to_review.flagged().count())
 }
 
 /// Reports on `scan`, the season's current scan in `store`, to `out`, and
