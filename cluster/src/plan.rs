@@ -1,10 +1,14 @@
 //! The scan as a distributed plan, in SQL over the season's Parquet folder.
 //!
-//! 1. `counts`: participants a (day, IP); those above the crowd limit are
-//!    crowds and give no pairs (the scoring's crowded-IP rule).
-//! 2. `pairs`: a self-join of the remaining IP-day rows on (day, IP), each
-//!    undirected pair once with `x < y` (byte order of the names, as
-//!    [`scoring::candidate_pairs`] orders them).
+//! 1. `open_groups`: the participants of each (day, IP), gathered in one
+//!    aggregation; a group above the crowd limit is a crowd and gives no
+//!    pairs (the scoring's crowded-IP rule), nor does a group of one.
+//! 2. `pairs`: each group's accounts paired among themselves (two unnests),
+//!    each undirected pair once with `x < y` (byte order of the names, as
+//!    [`scoring::candidate_pairs`] orders them), with the least address
+//!    they share. The IP-day rows cross the network once, grouped, where a
+//!    join of the rows with their groups' counts and a self-join shuffled
+//!    them three times.
 //! 3. `tagged`: each pair is scored in the part of its link, the least of
 //!    the addresses its accounts share ([`part`] of the address): the
 //!    accounts behind one address meet in one part, so an account travels to
@@ -66,13 +70,15 @@ pub fn pairs_sql(crowd_limit: usize, bucket_seconds: i64, parts: usize) -> Strin
     let (score, part) = (score::NAME, part::NAME);
     format!(
         r#"WITH open_groups AS (
-    SELECT day, ip FROM ({COUNTS}) WHERE accounts <= {crowd_limit}
-), sightings AS (
-    SELECT i."account", i.day, i.ip FROM ip_days i JOIN open_groups o ON i.day = o.day AND i.ip = o.ip
+    SELECT ip, accounts FROM (
+        SELECT ip, array_agg(DISTINCT "account") AS accounts FROM ip_days GROUP BY day, ip
+    ) WHERE cardinality(accounts) BETWEEN 2 AND {crowd_limit}
+), members AS (
+    SELECT ip, unnest(accounts) AS x, accounts FROM open_groups
+), met AS (
+    SELECT ip, x, unnest(accounts) AS y FROM members
 ), pairs AS (
-    SELECT a."account" AS x, b."account" AS y, MIN(a.ip) AS link
-    FROM sightings a JOIN sightings b ON a.day = b.day AND a.ip = b.ip AND a."account" < b."account"
-    GROUP BY a."account", b."account"
+    SELECT x, y, MIN(ip) AS link FROM met WHERE x < y GROUP BY x, y
 ), tagged AS (
     SELECT {part}(link, CAST({parts} AS BIGINT)) AS part, x, y FROM pairs
 ), roles AS (
