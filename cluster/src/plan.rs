@@ -53,13 +53,15 @@ pub async fn register_season(ctx: &SessionContext, dir: &Path) -> datafusion::er
     .await
 }
 
-/// The (day, IP) groups with their number of participants.
-const COUNTS: &str =
-    r#"SELECT day, ip, COUNT(DISTINCT "account") AS accounts FROM ip_days GROUP BY day, ip"#;
-
 /// The crowded (day, IP) groups: more participants than `crowd_limit`.
+/// The participants are gathered as in `pairs_sql` (one shuffle of the
+/// IP-day rows; `COUNT(DISTINCT ...)` took two).
 pub fn crowded_sql(crowd_limit: usize) -> String {
-    format!("SELECT day, ip, accounts FROM ({COUNTS}) WHERE accounts > {crowd_limit}")
+    format!(
+        r#"SELECT day, ip, CAST(cardinality(accounts) AS BIGINT) AS accounts FROM (
+    SELECT day, ip, array_agg(DISTINCT "account") AS accounts FROM ip_days GROUP BY day, ip
+) WHERE cardinality(accounts) > {crowd_limit}"#
+    )
 }
 
 /// Every candidate pair, scored both ways: columns of [`layout::pairs_schema`].
