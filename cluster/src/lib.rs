@@ -4,7 +4,7 @@
 //! Parquet partitioned by a hash of the account ([`export`], [`layout`]), the
 //! scan as a SQL plan of joins and shuffles ([`plan`]) that scores the
 //! candidate pairs by parts ([`part`]), each part's accounts shipped to it
-//! once, with detect's own [`scoring::score_pair`] registered as the
+//! once in a compact binary form ([`packed`]), with detect's own [`scoring::score_pair`] registered as the
 //! DataFusion window function `detect_score` ([`score`], [`segments`]), and
 //! Ballista's scheduler and executor with those functions registered
 //! ([`nodes`]). [`scan::run`] runs the plan on any
@@ -20,6 +20,7 @@
 pub mod export;
 pub mod layout;
 pub mod nodes;
+pub mod packed;
 pub mod part;
 pub mod plan;
 pub mod scan;

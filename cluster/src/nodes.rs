@@ -1,7 +1,7 @@
 //! Ballista's scheduler and executor with detect's functions registered, and
 //! the client session that submits a plan to a scheduler.
 
-use crate::{part, score};
+use crate::{packed, part, score};
 use anyhow::{Context, Result};
 use ballista_core::config::{
     TaskSchedulingPolicy, BALLISTA_BROADCAST_JOIN_THRESHOLD_BYTES,
@@ -21,12 +21,14 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Ballista's default session plus `detect_part` and `detect_score`: what
+/// Ballista's default session plus `detect_part`, `detect_pack` and
+/// `detect_score`: what
 /// the scheduler plans with and the executors run with.
 pub fn session_state(config: SessionConfig) -> datafusion::common::Result<SessionState> {
     let state = ballista_core::utils::default_session_builder(config)?;
     let mut scalars: Vec<_> = state.scalar_functions().values().cloned().collect();
     scalars.push(Arc::new(part::udf()));
+    scalars.push(Arc::new(packed::udf()));
     let mut windows: Vec<_> = state.window_functions().values().cloned().collect();
     windows.push(Arc::new(score::udwf()));
     Ok(SessionStateBuilder::new_from_existing(state)
@@ -95,6 +97,7 @@ pub async fn remote_context(addr: &str, partitions: usize) -> Result<SessionCont
 /// Registers detect's functions in a client session.
 fn register(ctx: &SessionContext) {
     ctx.register_udf(part::udf());
+    ctx.register_udf(packed::udf());
     ctx.register_udwf(score::udwf());
 }
 

@@ -16,9 +16,10 @@
 //!    parts), not to one for each partner.
 //! 4. `needed`: the distinct (part, account) of both members of every pair;
 //!    `shipped` joins them with the packed segments (one row an account, as
-//!    the layout stores them; the segments are the join's build side), so an
-//!    account's segments travel once to each part that needs them, never
-//!    with a pair: the shuffle is bounded by parts times accounts.
+//!    the layout stores them, packed by [`packed`] as they are read; the
+//!    segments are the join's build side), so an account's segments travel
+//!    once to each part that needs them, never with a pair: the shuffle is
+//!    bounded by parts times accounts.
 //! 5. A part's rows (its pairs, and its accounts with their segments) meet
 //!    in one task, and the window function `detect_score` ([`score`]) scores
 //!    every pair of the part both ways, holding the part's accounts once.
@@ -26,7 +27,7 @@
 //!    a whole side.
 
 use crate::layout;
-use crate::{part, score};
+use crate::{packed, part, score};
 use datafusion::prelude::{ParquetReadOptions, SessionContext};
 use std::path::Path;
 
@@ -69,7 +70,7 @@ pub fn crowded_sql(crowd_limit: usize) -> String {
 /// partitions); each part receives the segments of the accounts its pairs
 /// name, once.
 pub fn pairs_sql(crowd_limit: usize, bucket_seconds: i64, parts: usize) -> String {
-    let (score, part) = (score::NAME, part::NAME);
+    let (score, part, pack) = (score::NAME, part::NAME, packed::NAME);
     format!(
         r#"WITH open_groups AS (
     SELECT ip, accounts FROM (
@@ -89,8 +90,9 @@ pub fn pairs_sql(crowd_limit: usize, bucket_seconds: i64, parts: usize) -> Strin
     SELECT part, "account", array_agg(partner) FILTER (WHERE partner IS NOT NULL) AS partners
     FROM roles GROUP BY part, "account"
 ), shipped AS (
-    SELECT n.part, n."account", n.partners, s.segments AS segs
-    FROM segments s RIGHT JOIN needed n ON s."account" = n."account"
+    SELECT n.part, n."account", n.partners, s.segs
+    FROM (SELECT "account", {pack}(segments) AS segs FROM segments) s
+    RIGHT JOIN needed n ON s."account" = n."account"
 ), scored AS (
     SELECT "account",
            {score}("account", partners, segs, CAST({bucket_seconds} AS BIGINT)) OVER (PARTITION BY part) AS scores

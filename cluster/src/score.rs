@@ -12,6 +12,7 @@
 //! scores ([`layout::scored_type`]). The scoring crate is not changed for it.
 
 use crate::layout;
+use crate::packed::unpack;
 use crate::segments::{segments_at, IpIds};
 use datafusion::arrow::array::{
     Array, ArrayRef, AsArray, Float64Builder, Int64Builder, ListArray, StringArray, StringBuilder,
@@ -127,16 +128,25 @@ fn held_accounts<'a>(
     num_rows: usize,
 ) -> Result<HashMap<&'a str, Vec<Segment>>> {
     let mut held = HashMap::new();
+    let mut ips = IpIds::default();
     if segments.data_type() == &DataType::Null {
+        return Ok(held);
+    }
+    // Packed ([`crate::packed`], as the plan ships them), or the layout's list.
+    if let Some(packed) = segments.as_binary_opt::<i32>() {
+        for r in 0..num_rows {
+            if !packed.is_null(r) {
+                held.insert(account.value(r), unpack(packed.value(r), &mut ips)?);
+            }
+        }
         return Ok(held);
     }
     let Some(segments) = segments.as_list_opt::<i32>() else {
         return exec_err!(
-            "{NAME}: the segments must be a list, got {}",
+            "{NAME}: the segments must be packed or a list, got {}",
             segments.data_type()
         );
     };
-    let mut ips = IpIds::default();
     for r in 0..num_rows {
         if !segments.is_null(r) {
             held.insert(account.value(r), segments_at(segments, r, &mut ips, NAME)?);

@@ -15,13 +15,23 @@ use std::sync::Arc;
 pub struct IpIds(HashMap<String, u32>);
 
 impl IpIds {
-    fn id(&mut self, ip: &str) -> u32 {
+    /// The id of `ip`: the next free one when it is new.
+    pub fn id(&mut self, ip: &str) -> u32 {
         if let Some(&id) = self.0.get(ip) {
             return id;
         }
         let next = self.0.len() as u32;
         self.0.insert(ip.to_owned(), next);
         next
+    }
+
+    /// The addresses, by id.
+    pub fn names(&self) -> Vec<&str> {
+        let mut names = vec![""; self.0.len()];
+        for (name, &id) in &self.0 {
+            names[id as usize] = name;
+        }
+        names
     }
 }
 
