@@ -54,13 +54,17 @@ pub async fn register_season(ctx: &SessionContext, dir: &Path) -> datafusion::er
     .await
 }
 
-/// The crowded (day, IP) groups: more participants than `crowd_limit`.
-/// The participants are gathered as in `pairs_sql` (one shuffle of the
-/// IP-day rows; `COUNT(DISTINCT ...)` took two).
+/// The distinct participants of a (day, IP) group. One shuffle of the
+/// IP-day rows: `COUNT(DISTINCT ...)` and `array_agg(DISTINCT ...)` group
+/// twice (by account, then by group), shuffling twice.
+const GATHERED: &str = r#"array_distinct(array_agg("account"))"#;
+
+/// The crowded (day, IP) groups: more participants than `crowd_limit`,
+/// gathered as `pairs_sql` gathers them.
 pub fn crowded_sql(crowd_limit: usize) -> String {
     format!(
         r#"SELECT day, ip, CAST(cardinality(accounts) AS BIGINT) AS accounts FROM (
-    SELECT day, ip, array_agg(DISTINCT "account") AS accounts FROM ip_days GROUP BY day, ip
+    SELECT day, ip, {GATHERED} AS accounts FROM ip_days GROUP BY day, ip
 ) WHERE cardinality(accounts) > {crowd_limit}"#
     )
 }
@@ -74,7 +78,7 @@ pub fn pairs_sql(crowd_limit: usize, bucket_seconds: i64, parts: usize) -> Strin
     format!(
         r#"WITH open_groups AS (
     SELECT ip, accounts FROM (
-        SELECT ip, array_agg(DISTINCT "account") AS accounts FROM ip_days GROUP BY day, ip
+        SELECT ip, {GATHERED} AS accounts FROM ip_days GROUP BY day, ip
     ) WHERE cardinality(accounts) BETWEEN 2 AND {crowd_limit}
 ), members AS (
     SELECT ip, unnest(accounts) AS x, accounts FROM open_groups
