@@ -27,11 +27,7 @@ fn report_input_pairs(log: &Path, crowd_limit: usize) -> Vec<(String, String, f6
         .env("DETECT_DATABASE_URL", "sqlite::memory:")
         .output()
         .expect("detect runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     pairs_of_csv(&String::from_utf8_lossy(&out.stdout))
 }
 
@@ -59,11 +55,7 @@ async fn export_from_logs_scans_like_report_input() {
         let season_dir = tmp.path().join(format!("season-{k}"));
         let out = export_input(log, &season_dir, &["--partitions", "3"]);
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeded(&out);
         assert!(stdout.contains("in 3 parts"), "{stdout}");
         assert!(!season_dir.join(".spill").exists(), "the spill is deleted");
         let segments = app::pipeline::segments_from_files(
@@ -166,11 +158,7 @@ fn report_on_the_cluster(log: &Path, season_dir: &Path, nodes: &Cluster) {
             .env("DETECT_DATABASE_URL", "sqlite::memory:")
             .output()
             .expect("detect runs");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        succeeded(&out);
         String::from_utf8(out.stdout).unwrap()
     };
     let runs = [
@@ -225,16 +213,14 @@ fn report_on_the_cluster(log: &Path, season_dir: &Path, nodes: &Cluster) {
         &tmp.path().join("folder"),
         &["--mode", "reference"],
     );
-    assert!(!again.status.success(), "the same work folder twice");
-    assert!(String::from_utf8_lossy(&again.stderr).contains("already holds"));
+    refused(&again, "already holds");
     let improved = report_cluster(
         season_dir,
         "local",
         &tmp.path().join("improved"),
         &["--mode", "improved"],
     );
-    assert!(!improved.status.success(), "improved mode on a cluster");
-    assert!(String::from_utf8_lossy(&improved.stderr).contains("reference mode only"));
+    refused(&improved, "reference mode only");
 }
 
 /// A bad line stops `detect export --input` naming the file and the line,
@@ -273,13 +259,8 @@ fn export_from_logs_refuses_a_bad_line_leaving_nothing() {
     // An empty folder is written into; one that holds a season is refused.
     std::fs::create_dir(&out_dir).unwrap();
     let out = export_input(&golden, &out_dir, &["--partitions", "2"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     assert!(out_dir.join("segments/part-00001.parquet").is_file());
     let again = export_input(&golden, &out_dir, &[]);
-    assert!(!again.status.success(), "export over a season folder");
-    assert!(String::from_utf8_lossy(&again.stderr).contains("not an empty folder"));
+    refused(&again, "not an empty folder");
 }

@@ -24,6 +24,22 @@ impl Drop for Node {
     }
 }
 
+/// A command that must succeed did: its standard error otherwise.
+fn succeeded(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// A command that must be refused was, saying `why`.
+fn refused(out: &std::process::Output, why: &str) {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "not refused: {why}");
+    assert!(err.contains(why), "{err}");
+}
+
 fn free_addr() -> SocketAddr {
     let l = TcpListener::bind("127.0.0.1:0").expect("a free port on 127.0.0.1");
     l.local_addr().unwrap()
@@ -201,11 +217,7 @@ fn export_scan_and_import_through_the_commands() {
     let work = db.dir.path().join("work");
     let out = cluster_scan("reference", &work, &["--partitions", "3"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     assert!(stdout.contains("scan #2 stored"), "{stdout}");
     assert_eq!(
         pair_differences(&pairs_of_csv(&report()), &want),
@@ -213,12 +225,10 @@ fn export_scan_and_import_through_the_commands() {
     );
     // The same work folder again would mix two scans: refused.
     let again = cluster_scan("reference", &work, &[]);
-    assert!(!again.status.success());
-    assert!(String::from_utf8_lossy(&again.stderr).contains("already holds"));
+    refused(&again, "already holds");
     // Improved mode has no plan yet: refused with the reason, nothing stored.
     let improved = cluster_scan("improved", &db.dir.path().join("work-improved"), &[]);
-    assert!(!improved.status.success());
-    assert!(String::from_utf8_lossy(&improved.stderr).contains("reference mode only"));
+    refused(&improved, "reference mode only");
 
     // A results folder stored again by import-scan: a third scan, same report.
     let scan_dir = work.join("scan-1");
