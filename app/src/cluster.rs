@@ -152,12 +152,6 @@ pub async fn scan_season(
     work: Option<&Path>,
     url: &str,
 ) -> Result<(Season, i64, ScanResult)> {
-    if params.mode != schema::Mode::Reference {
-        bail!(
-            "a cluster scan scores in reference mode only (asked: {:?}); scan without --cluster",
-            params.mode
-        );
-    }
     let work = work.context("--cluster needs --work-dir DIR, a folder every executor can read")?;
     let store = pipeline::open_store(db).await?;
     let season = pipeline::resolve_season(&store, number).await?;
@@ -170,19 +164,61 @@ pub async fn scan_season(
             season.number
         );
     }
-    let bucket = params.bucket_seconds;
-    let meta = export_season(&store, &season, bucket, partitions, &season_dir).await?;
-    let ctx = if url == "local" {
-        cluster::nodes::local_context_with(partitions as usize)
-    } else {
-        cluster::nodes::remote_context(url, partitions as usize).await?
+    let target = Target {
+        url,
+        partitions,
+        season_dir: &season_dir,
+        scan_dir: &scan_dir,
     };
-    let step = crate::progress::step(format!("scanning season {} on {url}", season.number));
-    let result = cluster::scan::run(&ctx, &season_dir, params, &scan_dir).await?;
-    step.finish();
-    let id = store_scan(&store, &season, &result, meta.generation).await?;
+    let scanned = scan_into_store(&store, &season, params, &target).await;
     store.close().await;
+    let (id, result) = scanned?;
     Ok((season, id, result))
+}
+
+/// Where a stored season is scanned: the cluster and the folders of its
+/// export and its results, both readable by every executor at these paths.
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    /// The scheduler's host:port, or "local": DataFusion in this process.
+    pub url: &'a str,
+    pub partitions: u32,
+    /// Absent folders: the season's export and the scan's results.
+    pub season_dir: &'a Path,
+    pub scan_dir: &'a Path,
+}
+
+/// The one path of a stored season's cluster scan (`detect scan --cluster`
+/// and the daemon's `[cluster]`): the season exported from `store`, scanned
+/// on the target's cluster and stored as an ordinary scan, made from the
+/// moves the export read. Returns the scan's id and its result.
+pub async fn scan_into_store(
+    store: &Store,
+    season: &Season,
+    params: &ScanParams,
+    target: &Target<'_>,
+) -> Result<(i64, ScanResult)> {
+    if params.mode != schema::Mode::Reference {
+        bail!(
+            "a cluster scan scores in reference mode only (asked: {:?}); scan without --cluster",
+            params.mode
+        );
+    }
+    let bucket = params.bucket_seconds;
+    let meta = export_season(store, season, bucket, target.partitions, target.season_dir).await?;
+    let ctx = if target.url == "local" {
+        cluster::nodes::local_context_with(target.partitions as usize)
+    } else {
+        cluster::nodes::remote_context(target.url, target.partitions as usize).await?
+    };
+    let step = crate::progress::step(format!(
+        "scanning season {} on {}",
+        season.number, target.url
+    ));
+    let result = cluster::scan::run(&ctx, target.season_dir, params, target.scan_dir).await?;
+    step.finish();
+    let id = store_scan(store, season, &result, meta.generation).await?;
+    Ok((id, result))
 }
 
 /// What `detect report --input ... --cluster URL` scans: one season folder

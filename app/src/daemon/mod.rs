@@ -38,6 +38,7 @@ pub mod config;
 pub mod fnv;
 pub mod reports;
 pub mod retention;
+mod scans;
 pub mod sources;
 pub mod tick;
 

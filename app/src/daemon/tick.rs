@@ -4,6 +4,7 @@
 use super::alerts;
 use super::config::{Config, Seasons};
 use super::reports::write_season_report;
+use super::scans::{current_scan, loaded};
 use super::sources::Live;
 use super::Control;
 use crate::pipeline::{self, bucket_seconds, rethreshold};
@@ -12,7 +13,7 @@ use anyhow::Result;
 use schema::season::seasons_in_game_names;
 use schema::{ScanParams, ScanResult, Season, Segments};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use store::{Store, StoredScan};
+use store::Store;
 
 /// What a tick does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -317,75 +318,6 @@ async fn scan_season(
         anyhow::bail!("{}", failed.join("; "));
     }
     Ok(())
-}
-
-/// The season's latest scan if it is current (`fresh` false), else a new
-/// scan (`fresh` true), older scans beyond `keep_scans` pruned; and for a
-/// rescan, every pair's similarity for the chart (a rescan's result holds
-/// the flagged pairs only).
-async fn current_scan(
-    ctx: &Context,
-    store: &Store,
-    season: &Season,
-    latest: Option<StoredScan>,
-    params: &ScanParams,
-    generation: i64,
-    segments: &mut Option<Segments>,
-) -> Result<(StoredScan, bool, Option<Vec<f64>>)> {
-    let number = season.number;
-    let reusable = match latest.filter(|l| {
-        pipeline::scan_is_current(l, season, params, ctx.config.model.as_deref(), generation)
-    }) {
-        Some(_) => store.latest_scan(number).await?,
-        None => None,
-    };
-    if let Some(mut l) = reusable {
-        l.season = season.clone();
-        rethreshold(&mut l.result, params.threshold);
-        return Ok((l, false, None));
-    }
-    let segs = loaded(store, params, segments).await?;
-    let started = std::time::Instant::now();
-    let scanned = pipeline::scan_segments(
-        store,
-        season,
-        params,
-        ctx.config.model.as_deref(),
-        segs,
-        generation,
-    )
-    .await?;
-    let labels = [
-        ("site", store.site().to_owned()),
-        ("season", number.to_string()),
-    ];
-    metrics::histogram!("detect_scan_duration_seconds", &labels)
-        .record(started.elapsed().as_secs_f64());
-    let scored = scanned
-        .rescan
-        .map_or(2 * scanned.scan.result.candidate_pairs, |r| r.pairs);
-    metrics::counter!("detect_pairs_scored_total", &labels).increment(scored as u64);
-    let similarities = match scanned.rescan {
-        Some(_) => Some(store.scan_similarities(scanned.scan.id).await?),
-        None => None,
-    };
-    let pruned = store.prune_scans(number, ctx.config.keep_scans).await?;
-    if pruned > 0 {
-        tracing::debug!("season {number}: {pruned} older scans deleted");
-    }
-    Ok((scanned.scan, true, similarities))
-}
-
-/// The store's segments, read on first use.
-async fn loaded<'s>(
-    store: &Store,
-    params: &ScanParams,
-    segments: &'s mut Option<Segments>,
-) -> Result<&'s Segments> {
-    if segments.is_none() {
-        *segments = Some(pipeline::segments(store, params.bucket_seconds, None).await?);
-    }
-    Ok(segments.as_ref().expect("just set"))
 }
 
 /// The seasons (defined, or inferred from game names) with a move in one of

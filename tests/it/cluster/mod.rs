@@ -273,4 +273,5 @@ fn export_writes_the_layout(db: &TestDb) {
     assert!(!refused.status.success(), "export over a season folder");
 }
 
+mod daemon;
 mod from_logs;

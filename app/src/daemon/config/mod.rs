@@ -12,8 +12,10 @@ use serde::Deserialize;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+mod cluster;
 mod source;
 
+pub use cluster::ClusterTarget;
 use source::{check_source, RawSource};
 pub use source::{Mark, Source};
 
@@ -49,6 +51,7 @@ struct RawConfig {
     alerts: Vec<super::alerts::RawAlert>,
     metrics_listen: Option<std::net::SocketAddr>,
     log_format: Option<crate::log_format::LogFormat>,
+    cluster: Option<cluster::RawCluster>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -138,6 +141,8 @@ pub struct Config {
     pub metrics_listen: Option<std::net::SocketAddr>,
     /// Log lines as text (the default) or JSON; `--log-format` wins.
     pub log_format: Option<crate::log_format::LogFormat>,
+    /// Where scans run when not in the daemon (`[cluster]`).
+    pub cluster: Option<ClusterTarget>,
 }
 
 impl Config {
@@ -214,6 +219,8 @@ impl Config {
         }
         .transpose()
         .map_err(fail)?;
+        let built = cfg!(feature = "cluster");
+        let cluster = cluster::check_cluster(raw.cluster, mode, built).map_err(fail)?;
         Ok(Config {
             path: path.to_owned(),
             database: raw.database,
@@ -238,6 +245,7 @@ impl Config {
             alerts,
             metrics_listen: raw.metrics_listen,
             log_format: raw.log_format,
+            cluster,
         })
     }
 }

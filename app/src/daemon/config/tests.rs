@@ -222,3 +222,75 @@ fn a_stored_model_version_is_named_once_and_only_in_improved_mode() {
     let e = err("mode = \"improved\"\nmodel_version = 3\nmodel = \"m.json\"");
     assert!(e.contains("name the model once"), "{e}");
 }
+
+#[test]
+fn a_cluster_needs_the_feature_a_scheduler_a_work_folder_and_reference_mode() {
+    use schema::Mode::{Improved, Reference};
+    let check = |text: &str, mode, built| {
+        let raw: cluster::RawCluster = toml::from_str(text).expect("a [cluster] table");
+        cluster::check_cluster(Some(raw), mode, built)
+    };
+    let target = check("url = \"local\"\nwork_dir = \"w\"", Reference, true)
+        .unwrap()
+        .expect("[cluster] read");
+    assert_eq!(
+        (
+            target.url.as_str(),
+            target.work_dir.as_path(),
+            target.partitions
+        ),
+        ("local", Path::new("w"), cluster::DEFAULT_PARTITIONS)
+    );
+    let four = check(
+        "url = \"h:1\"\nwork_dir = \"w\"\npartitions = 4",
+        Reference,
+        true,
+    );
+    assert_eq!(four.unwrap().unwrap().partitions, 4);
+    for (text, mode, built, why) in [
+        (
+            "url = \"local\"\nwork_dir = \"w\"",
+            Reference,
+            false,
+            "[cluster] needs a detect built with the cluster feature",
+        ),
+        ("work_dir = \"w\"", Reference, true, "[cluster] needs url"),
+        (
+            "url = \" \"\nwork_dir = \"w\"",
+            Reference,
+            true,
+            "[cluster] needs url",
+        ),
+        (
+            "url = \"local\"",
+            Reference,
+            true,
+            "[cluster] needs work_dir",
+        ),
+        (
+            "url = \"local\"\nwork_dir = \"w\"\npartitions = 0",
+            Reference,
+            true,
+            "cluster.partitions must lie between 1 and 65536, not 0",
+        ),
+        (
+            "url = \"local\"\nwork_dir = \"w\"",
+            Improved,
+            true,
+            "a cluster scan scores in reference mode only",
+        ),
+    ] {
+        let e = check(text, mode, built).unwrap_err();
+        assert!(e.contains(why), "{text}: {e}");
+    }
+    // Through the file: without the table no cluster; with it, as built.
+    assert!(parse("").unwrap().cluster.is_none());
+    let c = parse("[cluster]\nurl = \"local\"\nwork_dir = \"w\"");
+    assert_eq!(c.is_ok(), cfg!(feature = "cluster"), "{c:?}");
+    if let Err(e) = c {
+        let e = crate::error_sentence(&e);
+        assert!(e.contains("d.toml") && e.contains("cluster feature"), "{e}");
+    }
+    let e = err("[cluster]\nurl = \"local\"\nwork_dir = \"w\"\nexecutors = 2");
+    assert!(e.contains("line 4") && e.contains("executors"), "{e}");
+}

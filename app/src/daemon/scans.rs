@@ -1,0 +1,134 @@
+//! Where a tick's scan of a season comes from: the latest stored scan when
+//! it is current, else a new one, made in this process (a rescan when the
+//! last scan allows) or on the configured cluster (`[cluster]`).
+
+use super::tick::Context;
+use crate::pipeline::{self, rethreshold};
+use anyhow::Result;
+use schema::{ScanParams, Season, Segments};
+use store::{Store, StoredScan};
+
+/// The season's latest scan if it is current (`fresh` false), else a new
+/// scan (`fresh` true), older scans beyond `keep_scans` pruned; and for a
+/// rescan, every pair's similarity for the chart (a rescan's result holds
+/// the flagged pairs only).
+pub(super) async fn current_scan(
+    ctx: &Context,
+    store: &Store,
+    season: &Season,
+    latest: Option<StoredScan>,
+    params: &ScanParams,
+    generation: i64,
+    segments: &mut Option<Segments>,
+) -> Result<(StoredScan, bool, Option<Vec<f64>>)> {
+    let number = season.number;
+    let reusable = match latest.filter(|l| {
+        pipeline::scan_is_current(l, season, params, ctx.config.model.as_deref(), generation)
+    }) {
+        Some(_) => store.latest_scan(number).await?,
+        None => None,
+    };
+    if let Some(mut l) = reusable {
+        l.season = season.clone();
+        rethreshold(&mut l.result, params.threshold);
+        return Ok((l, false, None));
+    }
+    let started = std::time::Instant::now();
+    let (scan, scored, similarities) = match &ctx.config.cluster {
+        Some(target) => on_cluster(store, season, params, target).await?,
+        None => in_process(ctx, store, season, params, generation, segments).await?,
+    };
+    let labels = [
+        ("site", store.site().to_owned()),
+        ("season", number.to_string()),
+    ];
+    metrics::histogram!("detect_scan_duration_seconds", &labels)
+        .record(started.elapsed().as_secs_f64());
+    metrics::counter!("detect_pairs_scored_total", &labels).increment(scored as u64);
+    let pruned = store.prune_scans(number, ctx.config.keep_scans).await?;
+    if pruned > 0 {
+        tracing::debug!("season {number}: {pruned} older scans deleted");
+    }
+    Ok((scan, true, similarities))
+}
+
+/// A new scan in this process (a rescan when the last one allows): the
+/// scan, how many directed pairs were scored, and for a rescan every
+/// pair's similarity.
+async fn in_process(
+    ctx: &Context,
+    store: &Store,
+    season: &Season,
+    params: &ScanParams,
+    generation: i64,
+    segments: &mut Option<Segments>,
+) -> Result<(StoredScan, usize, Option<Vec<f64>>)> {
+    let segs = loaded(store, params, segments).await?;
+    let model = ctx.config.model.as_deref();
+    let scanned = pipeline::scan_segments(store, season, params, model, segs, generation).await?;
+    let scored = scanned
+        .rescan
+        .map_or(2 * scanned.scan.result.candidate_pairs, |r| r.pairs);
+    let similarities = match scanned.rescan {
+        Some(_) => Some(store.scan_similarities(scanned.scan.id).await?),
+        None => None,
+    };
+    Ok((scanned.scan, scored, similarities))
+}
+
+/// A new scan of the whole season on the configured cluster, its export
+/// and results in a folder of their own under the work folder, deleted
+/// once the scan is stored.
+#[cfg(feature = "cluster")]
+async fn on_cluster(
+    store: &Store,
+    season: &Season,
+    params: &ScanParams,
+    target: &super::config::ClusterTarget,
+) -> Result<(StoredScan, usize, Option<Vec<f64>>)> {
+    use anyhow::Context as _;
+    std::fs::create_dir_all(&target.work_dir)?;
+    let folder = tempfile::Builder::new()
+        .prefix(&format!("season-{}-", season.number))
+        .tempdir_in(&target.work_dir)
+        .with_context(|| format!("cannot write in {}", target.work_dir.display()))?;
+    let (season_dir, scan_dir) = (folder.path().join("season"), folder.path().join("scan"));
+    let on = crate::cluster::Target {
+        url: &target.url,
+        partitions: target.partitions,
+        season_dir: &season_dir,
+        scan_dir: &scan_dir,
+    };
+    let (id, result) = crate::cluster::scan_into_store(store, season, params, &on).await?;
+    let mut scan = store
+        .latest_scan(season.number)
+        .await?
+        .filter(|s| s.id == id)
+        .context("the cluster scan just stored is not the season's latest")?;
+    scan.season = season.clone();
+    Ok((scan, 2 * result.candidate_pairs, None))
+}
+
+/// Without the cluster feature `[cluster]` is refused when the
+/// configuration loads.
+#[cfg(not(feature = "cluster"))]
+async fn on_cluster(
+    _: &Store,
+    _: &Season,
+    _: &ScanParams,
+    _: &super::config::ClusterTarget,
+) -> Result<(StoredScan, usize, Option<Vec<f64>>)> {
+    anyhow::bail!("[cluster] needs a detect built with the cluster feature")
+}
+
+/// The store's segments, read on first use.
+pub(super) async fn loaded<'s>(
+    store: &Store,
+    params: &ScanParams,
+    segments: &'s mut Option<Segments>,
+) -> Result<&'s Segments> {
+    if segments.is_none() {
+        *segments = Some(pipeline::segments(store, params.bucket_seconds, None).await?);
+    }
+    Ok(segments.as_ref().expect("just set"))
+}
