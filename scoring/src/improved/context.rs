@@ -31,6 +31,23 @@ pub struct Context<'s> {
     rows: Vec<Option<crate::bits::Rows>>,
     /// Per account: what the signals read of it alone.
     own: Vec<Own>,
+    /// Per sighting of `segments.ip_days`: its [`Sighting`], read once per
+    /// scan instead of once per pair that shares it.
+    sightings: Vec<Sighting>,
+}
+
+/// What a (day, address) sighting two accounts share says of them
+/// ([`super::signals::shared_days`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sighting {
+    /// Outside the season: not counted.
+    Out,
+    /// Crowded that day ([`super::addresses::CROWDED_BELOW`]).
+    Crowded,
+    /// Uncrowded, on a shared exit ([`Context::is_exit`]).
+    Exit,
+    /// Uncrowded and no shared exit: a place of the two.
+    Place,
 }
 
 /// What the signals read of one account alone, in the season.
@@ -112,7 +129,13 @@ impl<'s> Context<'s> {
             ip_days_from,
             rows,
             own,
+            sightings: Vec::new(),
         };
+        cx.sightings = segments
+            .ip_days
+            .par_iter()
+            .map(|d| cx.sighting(d.day, d.ip))
+            .collect();
         // The moves by network, once the networks are known.
         let by_network: Vec<Vec<(u128, u32)>> = wanted
             .par_iter()
@@ -187,6 +210,19 @@ impl<'s> Context<'s> {
         self.own[account as usize].totals
     }
 
+    /// What a sighting on `ip` on `day` says when two accounts share it.
+    pub fn sighting(&self, day: i64, ip: IpId) -> Sighting {
+        if !crate::day_in_season(day, self.season) {
+            Sighting::Out
+        } else if self.weight(day, ip) < super::addresses::CROWDED_BELOW {
+            Sighting::Crowded
+        } else if self.is_exit(ip) {
+            Sighting::Exit
+        } else {
+            Sighting::Place
+        }
+    }
+
     /// The crowd weight of `ip` on `day`.
     pub fn weight(&self, day: i64, ip: IpId) -> f64 {
         crowd_weight(self.crowd.get(&(day, ip)).copied().unwrap_or(1))
@@ -231,13 +267,21 @@ impl<'s> Context<'s> {
 
     /// The (day, address) sightings of `user`, sorted.
     pub fn ip_days(&self, account: AccountId) -> &'s [IpDay] {
+        self.ip_days_with_sightings(account).0
+    }
+
+    /// [`Self::ip_days`] of `account` and the [`Sighting`] of each.
+    pub fn ip_days_with_sightings(&self, account: AccountId) -> (&'s [IpDay], &[Sighting]) {
         let all = &self.segments.ip_days;
         match self
             .ip_days_from
             .get(account as usize..account as usize + 2)
         {
-            Some(&[lo, hi]) => &all[lo as usize..hi as usize],
-            _ => &[],
+            Some(&[lo, hi]) => {
+                let range = lo as usize..hi as usize;
+                (&all[range.clone()], &self.sightings[range])
+            }
+            _ => (&[], &[]),
         }
     }
 }

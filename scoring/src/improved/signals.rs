@@ -2,8 +2,7 @@
 //! places, private networks and crowded addresses (see
 //! [`schema::Signals`]).
 
-use super::addresses::CROWDED_BELOW;
-use super::context::Context;
+use super::context::{Context, Sighting};
 use super::following::{following, totals, Side, SITTING_SECONDS};
 use super::handoffs::{handoffs, Handoffs};
 use schema::{AccountId, Epoch, IpDay, IpId, Segment, Signals};
@@ -21,11 +20,10 @@ pub fn signals(
 ) -> Signals {
     let bs = cx.segments.bucket_seconds;
     combine(
-        cx,
         side(a, b, bs),
         side(b, a, bs),
         apart(cx, a, b),
-        (a_days, b_days),
+        shared_days(cx, a_days, b_days),
         handoffs(cx, a_moves, b_moves),
         private_shares(&cx.network_counts(a_moves), &cx.network_counts(b_moves)),
     )
@@ -61,26 +59,23 @@ pub fn signals_of_accounts(cx: &Context<'_>, x: AccountId, y: AccountId) -> Sign
         }
     };
     combine(
-        cx,
         with_totals(x, near_x),
         with_totals(y, near_y),
         apart_xy,
-        (cx.ip_days(x), cx.ip_days(y)),
+        shared_days_of_accounts(cx, x, y),
         super::handoffs::handoffs_indexed(cx, cx.indexed_moves(x), cx.indexed_moves(y)),
         private_shares(cx.networks_moved(x), cx.networks_moved(y)),
     )
 }
 
 fn combine(
-    cx: &Context<'_>,
     x: Side,
     y: Side,
     apart: u32,
-    (a_days, b_days): (&[IpDay], &[IpDay]),
+    shared: Shared,
     h: Handoffs,
     (a_private_milli, b_private_milli): (u32, u32),
 ) -> Signals {
-    let shared = shared_days(cx, a_days, b_days);
     Signals {
         a_sittings: x.sittings,
         a_followed: x.followed,
@@ -173,6 +168,24 @@ pub struct Shared {
 
 /// [`Shared`] of the sightings `x` and `y` (each sorted).
 pub fn shared_days(cx: &Context<'_>, x: &[IpDay], y: &[IpDay]) -> Shared {
+    shared_days_by(cx, x, y, |i| cx.sighting(x[i].day, x[i].ip))
+}
+
+/// [`shared_days`] of two accounts of the context, each shared sighting's
+/// [`Sighting`] read from the context (the same for both accounts: it is
+/// of the day and the address).
+pub fn shared_days_of_accounts(cx: &Context<'_>, x: AccountId, y: AccountId) -> Shared {
+    let (xs, sightings) = cx.ip_days_with_sightings(x);
+    shared_days_by(cx, xs, cx.ip_days(y), |i| sightings[i])
+}
+
+/// [`shared_days`], `sighting(i)` the [`Sighting`] of `x[i]`.
+fn shared_days_by(
+    cx: &Context<'_>,
+    x: &[IpDay],
+    y: &[IpDay],
+    sighting: impl Fn(usize) -> Sighting,
+) -> Shared {
     let (mut i, mut j) = (0usize, 0usize);
     let mut out = Shared::default();
     let mut spans = Spans::default();
@@ -181,16 +194,18 @@ pub fn shared_days(cx: &Context<'_>, x: &[IpDay], y: &[IpDay]) -> Shared {
         match p.cmp(&q) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal if !crate::day_in_season(p.0, cx.season) => {
-                i += 1;
-                j += 1;
-            }
             std::cmp::Ordering::Equal => {
-                out.ip_days += 1;
-                if cx.weight(p.0, p.1) < CROWDED_BELOW {
-                    out.crowded += 1;
-                } else if !cx.is_exit(p.1) {
-                    spans.push(cx.network_key(p.1), p.0);
+                match sighting(i) {
+                    Sighting::Out => {}
+                    Sighting::Crowded => {
+                        out.ip_days += 1;
+                        out.crowded += 1;
+                    }
+                    Sighting::Exit => out.ip_days += 1,
+                    Sighting::Place => {
+                        out.ip_days += 1;
+                        spans.push(cx.network_key(p.1), p.0);
+                    }
                 }
                 i += 1;
                 j += 1;

@@ -21,6 +21,7 @@ use super::{close, count_switch, Handoffs, CLOSE_SECONDS};
 use crate::improved::context::Context;
 use crate::improved::following::SITTING_SECONDS;
 use crate::improved::move_index::{MoveIndex, CELL_SECONDS, SLICE_SECONDS};
+use crate::search::gallop;
 use schema::{Epoch, IpId};
 
 // Two moves [`CLOSE_SECONDS`] apart or less lie in one slice of the index
@@ -43,27 +44,35 @@ pub fn handoffs_indexed(cx: &Context<'_>, x: Indexed<'_>, y: Indexed<'_>) -> Han
         close,
         ..Handoffs::default()
     };
-    let mut found: Vec<Switch> = Vec::new();
-    let (mut i, mut j) = (0usize, 0usize);
-    while i < a.1.ips.len() && j < b.1.ips.len() {
-        match a.1.ips[i].cmp(&b.1.ips[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                switches_on((a.0, a.1.group(i)), (b.0, b.1.group(j)), &mut found);
-                i += 1;
-                j += 1;
+    FOUND.with_borrow_mut(|found| {
+        found.clear();
+        let (mut i, mut j) = (0usize, 0usize);
+        while i < a.1.ips.len() && j < b.1.ips.len() {
+            match a.1.ips[i].cmp(&b.1.ips[j]) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    switches_on((a.0, a.1.group(i)), (b.0, b.1.group(j)), found);
+                    i += 1;
+                    j += 1;
+                }
             }
         }
-    }
-    // Merge order: by time and address, `a` first among equals.
-    found.sort_unstable_by_key(|s| (s.move_.0, s.move_.1, s.of_b));
-    let mut last_switch = None;
-    for s in found {
-        let prev = (s.prev_time, s.move_.1, !s.of_b);
-        count_switch(cx, &mut out, &mut last_switch, prev, s.move_);
-    }
+        // Merge order: by time and address, `a` first among equals.
+        found.sort_unstable_by_key(|s| (s.move_.0, s.move_.1, s.of_b));
+        let mut last_switch = None;
+        for s in found.iter() {
+            let prev = (s.prev_time, s.move_.1, !s.of_b);
+            count_switch(cx, &mut out, &mut last_switch, prev, s.move_);
+        }
+    });
     out
+}
+
+thread_local! {
+    /// The switches of the pair being read, a buffer kept per thread so
+    /// that a pair allocates nothing.
+    static FOUND: std::cell::RefCell<Vec<Switch>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// A move of one account right after a move of the other from the same
@@ -78,6 +87,11 @@ struct Switch {
 /// their moves from it (indexes into their moves): one walk of both in
 /// merge order (ties go to `a`), in which the other account's last move
 /// seen is its last move from the address before each.
+///
+/// Only the first move of a run of one account's moves (before the
+/// other's next from the address) can be a switch: each later one comes
+/// after a move of its own that comes after the other's last. So each
+/// run is stepped over by a galloping search.
 fn switches_on(
     (a_moves, ga): (&[(Epoch, IpId)], &[u32]),
     (b_moves, gb): (&[(Epoch, IpId)], &[u32]),
@@ -92,14 +106,22 @@ fn switches_on(
             if let Some(o) = last_a {
                 switch_after((b_moves, gb[j]), (a_moves, o), true, found);
             }
-            last_b = Some(gb[j]);
-            j += 1;
+            let end = ga.get(i).map_or(gb.len(), |&n| {
+                let n = a_moves[n as usize];
+                j + gallop(&gb[j..], |&k| b_moves[k as usize] < n)
+            });
+            last_b = Some(gb[end - 1]);
+            j = end;
         } else {
             if let Some(o) = last_b {
                 switch_after((a_moves, ga[i]), (b_moves, o), false, found);
             }
-            last_a = Some(ga[i]);
-            i += 1;
+            let end = gb.get(j).map_or(ga.len(), |&n| {
+                let n = b_moves[n as usize];
+                i + gallop(&ga[i..], |&k| a_moves[k as usize] <= n)
+            });
+            last_a = Some(ga[end - 1]);
+            i = end;
         }
     }
 }
