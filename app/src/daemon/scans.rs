@@ -2,7 +2,7 @@
 //! it is current, else a new one, made in this process (a rescan when the
 //! last scan allows) or on the configured cluster (`[cluster]`).
 
-use super::tick::Context;
+use super::config::Config;
 use crate::pipeline::{self, rethreshold};
 use anyhow::Result;
 use schema::{ScanParams, Season, Segments};
@@ -13,7 +13,7 @@ use store::{Store, StoredScan};
 /// rescan, every pair's similarity for the chart (a rescan's result holds
 /// the flagged pairs only).
 pub(super) async fn current_scan(
-    ctx: &Context,
+    config: &Config,
     store: &Store,
     season: &Season,
     latest: Option<StoredScan>,
@@ -23,7 +23,7 @@ pub(super) async fn current_scan(
 ) -> Result<(StoredScan, bool, Option<Vec<f64>>)> {
     let number = season.number;
     let reusable = match latest.filter(|l| {
-        pipeline::scan_is_current(l, season, params, ctx.config.model.as_deref(), generation)
+        pipeline::scan_is_current(l, season, params, config.model.as_deref(), generation)
     }) {
         Some(_) => store.latest_scan(number).await?,
         None => None,
@@ -34,9 +34,9 @@ pub(super) async fn current_scan(
         return Ok((l, false, None));
     }
     let started = std::time::Instant::now();
-    let (scan, scored, similarities) = match &ctx.config.cluster {
+    let (scan, scored, similarities) = match &config.cluster {
         Some(target) => on_cluster(store, season, params, target).await?,
-        None => in_process(ctx, store, season, params, generation, segments).await?,
+        None => in_process(config, store, season, params, generation, segments).await?,
     };
     let labels = [
         ("site", store.site().to_owned()),
@@ -45,7 +45,7 @@ pub(super) async fn current_scan(
     metrics::histogram!("detect_scan_duration_seconds", &labels)
         .record(started.elapsed().as_secs_f64());
     metrics::counter!("detect_pairs_scored_total", &labels).increment(scored as u64);
-    let pruned = store.prune_scans(number, ctx.config.keep_scans).await?;
+    let pruned = store.prune_scans(number, config.keep_scans).await?;
     if pruned > 0 {
         tracing::debug!("season {number}: {pruned} older scans deleted");
     }
@@ -56,7 +56,7 @@ pub(super) async fn current_scan(
 /// scan, how many directed pairs were scored, and for a rescan every
 /// pair's similarity.
 async fn in_process(
-    ctx: &Context,
+    config: &Config,
     store: &Store,
     season: &Season,
     params: &ScanParams,
@@ -64,7 +64,7 @@ async fn in_process(
     segments: &mut Option<Segments>,
 ) -> Result<(StoredScan, usize, Option<Vec<f64>>)> {
     let segs = loaded(store, params, segments).await?;
-    let model = ctx.config.model.as_deref();
+    let model = config.model.as_deref();
     let scanned = pipeline::scan_segments(store, season, params, model, segs, generation).await?;
     let scored = scanned
         .rescan

@@ -270,8 +270,16 @@ async fn scan_season(
             Flags::of(&r)
         }),
     };
-    let (scan, fresh, similarities) =
-        current_scan(ctx, store, &season, latest, params, generation, segments).await?;
+    let (scan, fresh, similarities) = current_scan(
+        &ctx.config,
+        store,
+        &season,
+        latest,
+        params,
+        generation,
+        segments,
+    )
+    .await?;
     ctx.control.pause_between_steps().await;
     let segs = loaded(store, params, segments).await?;
     let pseudonyms = pipeline::ip_pseudonyms(store, &season, segs).await?;
