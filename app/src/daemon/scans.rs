@@ -87,7 +87,8 @@ async fn on_cluster(
     target: &super::config::ClusterTarget,
 ) -> Result<(StoredScan, usize, Option<Vec<f64>>)> {
     use anyhow::Context as _;
-    std::fs::create_dir_all(&target.work_dir)?;
+    std::fs::create_dir_all(&target.work_dir)
+        .with_context(|| format!("cannot create {}", target.work_dir.display()))?;
     let folder = tempfile::Builder::new()
         .prefix(&format!("season-{}-", season.number))
         .tempdir_in(&target.work_dir)
