@@ -206,11 +206,7 @@ pub async fn scan_into_store(
     }
     let bucket = params.bucket_seconds;
     let meta = export_season(store, season, bucket, target.partitions, target.season_dir).await?;
-    let ctx = if target.url == "local" {
-        cluster::nodes::local_context_with(target.partitions as usize)
-    } else {
-        cluster::nodes::remote_context(target.url, target.partitions as usize).await?
-    };
+    let ctx = cluster::nodes::context(target.url, target.partitions as usize).await?;
     let step = crate::progress::step(format!(
         "scanning season {} on {}",
         season.number, target.url
@@ -295,11 +291,7 @@ pub async fn report_input(
         };
         tokio::task::block_in_place(|| export_logs(&export))?;
     }
-    let ctx = if request.url == "local" {
-        cluster::nodes::local_context_with(request.partitions as usize)
-    } else {
-        cluster::nodes::remote_context(request.url, request.partitions as usize).await?
-    };
+    let ctx = cluster::nodes::context(request.url, request.partitions as usize).await?;
     let step = crate::progress::step(format!(
         "scanning {} on {}",
         season_dir.display(),

@@ -58,6 +58,17 @@ fn client_config(config: SessionConfig) -> SessionConfig {
     config
 }
 
+/// The session a scan runs on, `partitions` wide: the cluster whose
+/// scheduler is at `url` ([`remote_context`]), or with "local" DataFusion
+/// in this process ([`local_context_with`]).
+pub async fn context(url: &str, partitions: usize) -> Result<SessionContext> {
+    if url == "local" {
+        Ok(local_context_with(partitions))
+    } else {
+        remote_context(url, partitions).await
+    }
+}
+
 /// A local session (no cluster) with detect's functions, `partitions` wide:
 /// `scan --cluster local`.
 pub fn local_context_with(partitions: usize) -> SessionContext {

@@ -58,13 +58,7 @@ async fn export_from_logs_scans_like_report_input() {
         succeeded(&out);
         assert!(stdout.contains("in 3 parts"), "{stdout}");
         assert!(!season_dir.join(".spill").exists(), "the spill is deleted");
-        let segments = app::pipeline::segments_from_files(
-            &[log.display().to_string()],
-            1800,
-            false,
-            &schema::rules::Limits::default(),
-        )
-        .unwrap();
+        let segments = segments_of(log);
         let meta = cluster::export::read_meta(&season_dir).unwrap();
         let held = cluster::export::write_season(
             &segments,
@@ -189,13 +183,7 @@ fn report_on_the_cluster(log: &Path, season_dir: &Path, nodes: &Cluster) {
             "{name}"
         );
         let want = scoring::scan(
-            &app::pipeline::segments_from_files(
-                &[log.display().to_string()],
-                1800,
-                false,
-                &schema::rules::Limits::default(),
-            )
-            .unwrap(),
+            &segments_of(log),
             &Season::new(0, None, None, Some("^4pLeague_".to_owned())).unwrap(),
             &ScanParams {
                 mode: Mode::Reference,

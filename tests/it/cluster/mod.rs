@@ -111,6 +111,17 @@ fn start_cluster(n: usize, dir: &Path) -> Cluster {
     }
 }
 
+/// The segments of one log as `report --input` reads it (30-minute buckets).
+fn segments_of(log: &Path) -> schema::Segments {
+    app::pipeline::segments_from_files(
+        &[log.display().to_string()],
+        1800,
+        false,
+        &schema::rules::Limits::default(),
+    )
+    .expect("the log reads")
+}
+
 fn assert_same(got: &ScanResult, want: &ScanResult) {
     assert_eq!(got.participants, want.participants, "participants");
     assert_eq!(got.candidate_pairs, want.candidate_pairs, "candidate pairs");
@@ -138,13 +149,7 @@ fn assert_same(got: &ScanResult, want: &ScanResult) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cluster_scan_equals_one_process_scan_on_a_golden_log() {
     let input = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/random/01/input.jsonl");
-    let segments = app::pipeline::segments_from_files(
-        &[input.display().to_string()],
-        1800,
-        false,
-        &schema::rules::Limits::default(),
-    )
-    .unwrap();
+    let segments = segments_of(&input);
     let season = Season::new(1, None, None, Some("^4pLeague_".to_owned())).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let season_dir = tmp.path().join("season");
