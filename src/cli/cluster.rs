@@ -11,22 +11,15 @@ use std::path::PathBuf;
 )]
 pub struct ExportArgs {
     /// The season (a number from `detect season list`), from the store.
-    #[arg(long, required_unless_present = "input", value_name = "N")]
+    #[arg(
+        long,
+        required_unless_present = "input",
+        conflicts_with = "input",
+        value_name = "N"
+    )]
     pub season: Option<u32>,
-    /// Move logs read straight into the folder instead of a season of the
-    /// store, as `report --input` reads them (.jsonl, .csv, either gzipped,
-    /// or - for standard input); storing nothing.
-    #[arg(long, num_args = 1.., conflicts_with = "season", value_name = "FILE")]
-    pub input: Vec<String>,
-    /// With --input: the pattern of tournament games [default: ^4pLeague_].
-    #[arg(long, requires = "input", value_name = "REGEX")]
-    pub games: Option<String>,
-    /// With --input: keep file order instead of sorting by time (holds
-    /// every segment in memory: see docs/scale-out.md).
-    #[arg(long, requires = "input")]
-    pub reference_order: bool,
     #[command(flatten)]
-    pub limits: super::InputLimits,
+    pub logs: super::LogInput,
     /// The folder to write (meta.json, segments/, ip_days/): absent or
     /// empty; see docs/scale-out.md for the layout. Written beside it first
     /// and renamed into place, so a failed export leaves no folder.

@@ -292,6 +292,45 @@ fn parse_site(s: &str) -> Result<String, String> {
     Ok(s.to_owned())
 }
 
+/// Move logs read straight into memory instead of a season of the store,
+/// as `report --input` and `export --input` read them.
+#[derive(Debug, Args)]
+pub struct LogInput {
+    /// Move logs read into memory instead of a season of the store (.jsonl,
+    /// .csv, either gzipped, or - for standard input), storing nothing; with
+    /// `report --cluster`, also one season folder from `detect export`.
+    #[arg(long, num_args = 1.., value_name = "FILE")]
+    pub input: Vec<String>,
+    /// With --input: the pattern of tournament games
+    /// [default: ^4pLeague_S{N}_ with --season N, else ^4pLeague_].
+    #[arg(long, requires = "input", value_name = "REGEX")]
+    pub games: Option<String>,
+    /// With --input: keep file order instead of sorting by time (holds
+    /// every segment in memory).
+    #[arg(long, requires = "input")]
+    pub reference_order: bool,
+    #[command(flatten)]
+    pub limits: InputLimits,
+}
+
+impl LogInput {
+    /// The logs as the application reads them, for `season` (its games'
+    /// default pattern), within `limits` ([`InputLimits::limits`]).
+    pub fn logs<'a>(
+        &'a self,
+        season: Option<u32>,
+        limits: &'a schema::rules::Limits,
+    ) -> app::report::season_report::Logs<'a> {
+        app::report::season_report::Logs {
+            files: &self.input,
+            season,
+            games: self.games.as_deref(),
+            reference_order: self.reference_order,
+            limits,
+        }
+    }
+}
+
 /// The record rule's bounds for reading logs (see README, "Input rules").
 #[derive(Debug, Args, Clone)]
 pub struct InputLimits {

@@ -2,24 +2,12 @@
 //! logs read into memory, or scanned on a cluster), the evidence of one
 //! pair, timelines and the comparison of two seasons.
 
-use super::{InputLimits, ScanOptions};
-use clap::{Args, ValueEnum};
+use super::{LogInput, ScanOptions};
+use clap::Args;
 use std::path::PathBuf;
 
 /// How a report is printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// For people: a summary, how to read it, the flagged pairs and cliques.
-    Text,
-    /// Every figure, with stable field names.
-    Json,
-    /// One row per directed pair, columns named as the JSON fields.
-    Csv,
-    /// The reference implementation's pairs file layout.
-    ReferenceCsv,
-    /// The HTML page, with timelines and evidence (pictures also with --out DIR).
-    Html,
-}
+pub use app::report::season_report::Format;
 
 const REPORT_AFTER_HELP: &str = "\
 Examples:
@@ -38,19 +26,8 @@ pub struct ReportArgs {
     /// The season to report on (from the store).
     #[arg(long, required_unless_present = "input", value_name = "N")]
     pub season: Option<u32>,
-    /// Analyse these log files in memory instead, storing nothing (with
-    /// --cluster: logs, or one season folder from `detect export`).
-    #[arg(long, num_args = 1.., conflicts_with = "out", value_name = "FILE")]
-    pub input: Vec<String>,
-    /// With --input: the pattern of tournament games
-    /// [default: ^4pLeague_S{N}_ with --season N, else ^4pLeague_].
-    #[arg(long, requires = "input", value_name = "REGEX")]
-    pub games: Option<String>,
-    /// With --input: keep file order instead of sorting by time.
-    #[arg(long, requires = "input")]
-    pub reference_order: bool,
     #[command(flatten)]
-    pub limits: InputLimits,
+    pub logs: LogInput,
     /// Output format.
     #[arg(long, value_enum, ignore_case = true, default_value_t = Format::Text)]
     pub format: Format,
@@ -58,7 +35,7 @@ pub struct ReportArgs {
     #[arg(long)]
     pub all: bool,
     /// Also write an HTML report with SVG pictures into this directory.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "input")]
     pub out: Option<PathBuf>,
     /// Show raw IP addresses instead of pseudonyms in pictures.
     #[arg(long)]

@@ -40,3 +40,22 @@ fn the_command_line_is_well_formed() {
     // clap's own checks of every command (unique names, valid conflicts).
     super::Cli::command().debug_assert();
 }
+
+#[test]
+fn report_reads_logs_through_the_shared_log_arguments() {
+    use clap::Parser;
+    let parse = |args: &[&str]| super::Cli::try_parse_from(["detect"].iter().chain(args));
+    let cli = parse(&["report", "--input", "a.jsonl", "b.csv", "--games", "^x_"]).unwrap();
+    let super::Command::Report(r) = cli.command else {
+        panic!("not a report")
+    };
+    assert_eq!(r.logs.input, ["a.jsonl", "b.csv"]);
+    assert_eq!(r.logs.games.as_deref(), Some("^x_"));
+    assert!(!r.logs.reference_order);
+    // Logs are read into memory: no pictures folder, and the log options
+    // need logs.
+    assert!(parse(&["report", "--input", "a.jsonl", "--out", "d"]).is_err());
+    assert!(parse(&["report", "--season", "7", "--games", "^x_"]).is_err());
+    assert!(parse(&["report", "--season", "7", "--reference-order"]).is_err());
+    assert!(parse(&["report"]).is_err());
+}

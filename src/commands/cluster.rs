@@ -7,26 +7,25 @@
 use crate::cli::{ExecutorArgs, ExportArgs, ImportScanArgs, ReportArgs, ScanArgs, SchedulerArgs};
 use anyhow::Result;
 use app::pipeline;
-use app::report::season_report::Logs;
 use schema::Season;
 use std::path::Path;
 
 pub async fn run_export(db: &pipeline::Db, args: ExportArgs) -> Result<()> {
     let bucket_seconds = i64::from(args.bucket_minutes) * 60;
     let Some(number) = args.season else {
-        let limits = args.limits.limits()?;
+        let limits = args.logs.limits.limits()?;
         let request = app::cluster::LogExport {
-            input: &args.input,
+            input: &args.logs.input,
             season: 0,
             bucket_seconds,
-            reference_order: args.reference_order,
+            reference_order: args.logs.reference_order,
             limits: &limits,
-            games: args.games.clone(),
+            games: args.logs.games.clone(),
             partitions: args.partitions,
             out: &args.out,
         };
         let meta = tokio::task::block_in_place(|| app::cluster::export_logs(&request))?;
-        let n = args.input.len();
+        let n = args.logs.input.len();
         let logs = format!("{n} log{}", if n == 1 { "" } else { "s" });
         print_exported(&logs, &meta, &args.out);
         return Ok(());
@@ -85,15 +84,9 @@ pub async fn run_cluster_scan(db: &pipeline::Db, args: ScanArgs, url: &str) -> R
 /// `detect report --input ... --cluster URL`.
 pub async fn run_cluster_report(args: ReportArgs) -> Result<()> {
     let params = args.scan.params()?;
-    let limits = args.limits.limits()?;
+    let limits = args.logs.limits.limits()?;
     let request = app::cluster::InputScan {
-        logs: Logs {
-            files: &args.input,
-            season: args.season,
-            games: args.games.as_deref(),
-            reference_order: args.reference_order,
-            limits: &limits,
-        },
+        logs: args.logs.logs(args.season, &limits),
         partitions: args.partitions,
         work: args.work_dir.as_deref().unwrap_or(Path::new(".")),
         url: args.cluster.as_deref().unwrap_or("local"),

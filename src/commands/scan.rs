@@ -1,6 +1,6 @@
 //! `detect scan`, `detect report` and `detect explain`.
 
-use crate::cli::{ExplainArgs, Format, ReportArgs, ScanArgs};
+use crate::cli::{ExplainArgs, ReportArgs, ScanArgs};
 use anyhow::Result;
 use app::pipeline;
 use app::report::known::Reviewed;
@@ -53,7 +53,7 @@ pub async fn run_report(db: &app::pipeline::Db, args: ReportArgs) -> Result<()> 
     let params = args.scan.params()?;
     let show = show(&args);
     let mut out = std::io::BufWriter::new(std::io::stdout());
-    let flagged = if !args.input.is_empty() {
+    let flagged = if !args.logs.input.is_empty() {
         // Logs store nothing: the store is opened only to read a version.
         let model = match args.scan.model_choice()? {
             app::model::ModelChoice::Version(_) => {
@@ -64,13 +64,8 @@ pub async fn run_report(db: &app::pipeline::Db, args: ReportArgs) -> Result<()> 
             }
             _ => args.scan.model(None).await?,
         };
-        let logs = season_report::Logs {
-            files: &args.input,
-            season: args.season,
-            games: args.games.as_deref(),
-            reference_order: args.reference_order,
-            limits: &args.limits.limits()?,
-        };
+        let limits = args.logs.limits.limits()?;
+        let logs = args.logs.logs(args.season, &limits);
         season_report::from_logs(&logs, &params, model.as_ref(), show, &mut out)?
     } else {
         let number = args.season.expect("clap requires --season without --input");
@@ -93,22 +88,11 @@ pub async fn run_report(db: &app::pipeline::Db, args: ReportArgs) -> Result<()> 
 /// How `report` writes its report.
 pub(crate) fn show(args: &ReportArgs) -> Show {
     Show {
-        format: format(args.format),
+        format: args.format,
         all: args.all,
         show_ips: args.show_ips,
         reopen_margin: args.reopen_margin,
         quiet: crate::ui::quiet(),
-    }
-}
-
-/// The report format `--format` names.
-fn format(format: Format) -> season_report::Format {
-    match format {
-        Format::Text => season_report::Format::Text,
-        Format::Json => season_report::Format::Json,
-        Format::Csv => season_report::Format::Csv,
-        Format::ReferenceCsv => season_report::Format::ReferenceCsv,
-        Format::Html => season_report::Format::Html,
     }
 }
 

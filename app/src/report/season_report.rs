@@ -15,8 +15,9 @@ use scoring::improved::MoveTimes;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// The formats of a report.
+/// The formats of a report (`detect report --format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Format {
     /// For people: a summary, how to read it, the flagged pairs and cliques.
     Text,
@@ -26,7 +27,7 @@ pub enum Format {
     Csv,
     /// The reference implementation's pairs file layout.
     ReferenceCsv,
-    /// The HTML page, with timelines and evidence.
+    /// The HTML page, with timelines and evidence (pictures also with --out DIR).
     Html,
 }
 
