@@ -105,6 +105,22 @@ pub struct Signals {
     pub a_private_milli: u32,
     #[serde(default)]
     pub b_private_milli: u32,
+    /// Pace: of `a`'s (resp. `b`'s) own consecutive moves at most five
+    /// minutes apart, how many were within [`Self::close`]'s seconds; and
+    /// the moves of either account with one of the other's within five
+    /// minutes (the chances of a close move). Close moves take two bodies
+    /// only more often than each account's own pace makes them. Absent (0)
+    /// in scans stored before it.
+    #[serde(default)]
+    pub a_pace_close: u32,
+    #[serde(default)]
+    pub a_pace_near: u32,
+    #[serde(default)]
+    pub b_pace_close: u32,
+    #[serde(default)]
+    pub b_pace_near: u32,
+    #[serde(default)]
+    pub near: u32,
 }
 
 /// How a hidden account (nearly all its moves from addresses strangers used
@@ -155,6 +171,10 @@ impl Signals {
             b_first: self.a_first,
             a_private_milli: self.b_private_milli,
             b_private_milli: self.a_private_milli,
+            a_pace_close: self.b_pace_close,
+            a_pace_near: self.b_pace_near,
+            b_pace_close: self.a_pace_close,
+            b_pace_near: self.a_pace_near,
             timing: self.timing.map(|t| Timing {
                 a_hidden: !t.a_hidden,
                 ..t

@@ -8,6 +8,7 @@ use super::following::totals;
 use super::move_index::MoveIndex;
 use super::moved_rows::MovedRows;
 use super::moves::MoveTimes;
+use super::pace::{pace, Pace};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use schema::{AccountId, Epoch, IpDay, IpId, Season, Segments};
@@ -61,6 +62,8 @@ struct Own {
     moved: Option<MovedRows>,
     /// Its moves by second, indexed for hand-offs.
     moves: MoveIndex,
+    /// How quickly it moves on its own.
+    pace: Pace,
 }
 
 impl<'s> Context<'s> {
@@ -205,6 +208,11 @@ impl<'s> Context<'s> {
         &self.own[account as usize].networks
     }
 
+    /// How quickly `account` moves on its own, in the season.
+    pub fn pace(&self, account: AccountId) -> Pace {
+        self.own[account as usize].pace
+    }
+
     /// The buckets `user` moved in and its sittings, in the season.
     pub fn totals(&self, account: AccountId) -> (u32, u32) {
         self.own[account as usize].totals
@@ -309,5 +317,6 @@ fn own(
         networks: Vec::new(),
         moved,
         moves: MoveIndex::new(moves),
+        pace: pace(moves),
     }
 }

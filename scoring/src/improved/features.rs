@@ -182,7 +182,29 @@ pub const FEATURES: &[Feature] = &[
         reason: "switching back within half an hour is one person going back and forth between tabs",
         value: |r| share(r.signals.returns, r.signals.switches),
     },
+    Feature {
+        name: "log_close_over_pace",
+        sign: Sign::Negative,
+        reason: "moves of both within seconds of each other take two bodies only beyond what the accounts' own pace makes of their chances: a player who moves his own games seconds apart moves his accounts so too",
+        value: |r| {
+            let s = r.signals;
+            let (n, p) = (s.near as f64, pace_of(s));
+            // Beyond what one body of this pace makes of the chances, by
+            // more than two standard deviations of its count.
+            let expected = n * p + 2.0 * (n * p * (1.0 - p)).sqrt();
+            (s.close as f64 - expected).max(0.0).ln_1p()
+        },
+    },
 ];
+
+/// The share of the two accounts' own moves in a row ([`super::pace`])
+/// that came within the close seconds, with a weak prior of a slow body
+/// (one close move in 20 chances): what one body of their pace makes of
+/// each of the pair's chances of a close move.
+pub fn pace_of(s: &Signals) -> f64 {
+    ((s.a_pace_close + s.b_pace_close) as f64 + 0.5)
+        / ((s.a_pace_near + s.b_pace_near) as f64 + 10.0)
+}
 
 /// Following against chance, each side's as a log-likelihood ratio
 /// ([`super::timing::llr`]): how much more often than on other days its

@@ -24,8 +24,7 @@ use super::following::SITTING_SECONDS;
 use crate::search::gallop;
 use schema::{day_of, Epoch, IpId};
 
-/// Two moves of the two accounts within this many seconds: two bodies.
-pub const CLOSE_SECONDS: i64 = 15;
+pub use super::pace::CLOSE_SECONDS;
 /// A switch after less than this is quick (one person switching tabs).
 pub const QUICK_SECONDS: i64 = 5 * 60;
 /// A switch after less than this (and not quick) is a turn; longer, up to

@@ -54,6 +54,7 @@ pub mod moved;
 pub mod moved_rows;
 pub mod moves;
 pub mod order;
+pub mod pace;
 pub mod signals;
 pub mod timing;
 pub mod verdicts;
@@ -74,7 +75,7 @@ use schema::{AccountId, PairScore, Segments, Signals};
 
 /// The threshold improved mode flags at unless told otherwise: the shipped
 /// model's ([`Model::threshold`]; a test holds them equal).
-pub const DEFAULT_THRESHOLD: f64 = 0.36;
+pub const DEFAULT_THRESHOLD: f64 = 0.34;
 
 /// What an improved-mode similarity means and how it was measured, in the
 /// words every report (text, web) prints beside an improved scan: from the
@@ -188,8 +189,14 @@ pub fn describe(s: &Signals, a: &str, b: &str) -> Vec<String> {
             s.b_followed_by_chance_milli as f64 / 10.0,
         ),
         format!(
-            "Two bodies: in {} buckets both moved from different networks at once; they moved within {} seconds of each other {} times (one person needs time to decide each move).",
-            s.apart, handoffs::CLOSE_SECONDS, s.close
+            "Two bodies: in {} buckets both moved from different networks at once; they moved within {} seconds of each other {} times, of {} moves within {} minutes of each other; on their own, {} of their {} moves in a row came that close (one person moves his accounts at his own pace).",
+            s.apart,
+            handoffs::CLOSE_SECONDS,
+            s.close,
+            s.near,
+            pace::PACE_SECONDS / 60,
+            s.a_pace_close + s.b_pace_close,
+            s.a_pace_near + s.b_pace_near,
         ),
         format!(
             "Places: together on {} distinct uncrowded networks, at most {} of them in use at one time of the season (one person takes all his accounts wherever he plays: home, work, travel).",

@@ -5,6 +5,7 @@
 use super::context::{Context, Sighting};
 use super::following::{following, totals, Side, SITTING_SECONDS};
 use super::handoffs::{handoffs, Handoffs};
+use super::pace::{near, pace, Pace};
 use schema::{AccountId, Epoch, IpDay, IpId, Segment, Signals};
 
 /// One account's moves by second: (time, address), sorted.
@@ -19,14 +20,31 @@ pub fn signals(
     (a_moves, b_moves): (Moves<'_>, Moves<'_>),
 ) -> Signals {
     let bs = cx.segments.bucket_seconds;
-    combine(
-        side(a, b, bs),
-        side(b, a, bs),
-        apart(cx, a, b),
-        shared_days(cx, a_days, b_days),
-        handoffs(cx, a_moves, b_moves),
-        private_shares(&cx.network_counts(a_moves), &cx.network_counts(b_moves)),
+    with_pace(
+        combine(
+            side(a, b, bs),
+            side(b, a, bs),
+            apart(cx, a, b),
+            shared_days(cx, a_days, b_days),
+            handoffs(cx, a_moves, b_moves),
+            private_shares(&cx.network_counts(a_moves), &cx.network_counts(b_moves)),
+        ),
+        (pace(a_moves), pace(b_moves)),
+        near(a_moves, b_moves),
     )
+}
+
+/// `s` with the paces of `a` and `b` and their chances of a close move,
+/// `near` ([`super::pace`]).
+fn with_pace(s: Signals, (x, y): (Pace, Pace), near: u32) -> Signals {
+    Signals {
+        a_pace_close: x.close,
+        a_pace_near: x.near,
+        b_pace_close: y.close,
+        b_pace_near: y.near,
+        near,
+        ..s
+    }
 }
 
 /// [`signals`] of two accounts of the context's segments, with their counts
@@ -58,14 +76,15 @@ pub fn signals_of_accounts(cx: &Context<'_>, x: AccountId, y: AccountId) -> Sign
             )
         }
     };
-    combine(
+    let s = combine(
         with_totals(x, near_x),
         with_totals(y, near_y),
         apart_xy,
         shared_days_of_accounts(cx, x, y),
         super::handoffs::handoffs_indexed(cx, cx.indexed_moves(x), cx.indexed_moves(y)),
         private_shares(cx.networks_moved(x), cx.networks_moved(y)),
-    )
+    );
+    with_pace(s, (cx.pace(x), cx.pace(y)), near(cx.moves(x), cx.moves(y)))
 }
 
 fn combine(

@@ -10,6 +10,7 @@ mod improved_fit;
 mod improved_handoffs;
 mod improved_model;
 mod improved_order;
+mod improved_pace;
 mod improved_scan_path;
 mod improved_timing;
 mod improved_verdicts;

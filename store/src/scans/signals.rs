@@ -137,7 +137,19 @@ pub(super) fn compact(s: &Signals) -> String {
         }
     }
     out.push(',');
-    ints(&mut out, &[s.places, s.a_private_milli, s.b_private_milli]);
+    ints(
+        &mut out,
+        &[
+            s.places,
+            s.a_private_milli,
+            s.b_private_milli,
+            s.a_pace_close,
+            s.a_pace_near,
+            s.b_pace_close,
+            s.b_pace_near,
+            s.near,
+        ],
+    );
     out.pop();
     out.push(']');
     out
@@ -223,6 +235,11 @@ mod tests {
             places: 41,
             a_private_milli: 42,
             b_private_milli: 43,
+            a_pace_close: 44,
+            a_pace_near: 45,
+            b_pace_close: 46,
+            b_pace_near: 47,
+            near: 48,
         }
     }
 
@@ -246,14 +263,22 @@ mod tests {
             assert!(stored.len() * 3 < named.len(), "{stored} against {named}");
         }
         assert!(compact(&every_field(Some(timing)))
-            .ends_with(",4000000026,[true,31,32,33,34,35,36],41,42,43]"));
-        assert!(compact(&every_field(None)).ends_with(",4000000026,null,41,42,43]"));
-        // Stored before the places and private shares: absent, 0.
-        let older = compact(&every_field(None)).replace(",41,42,43]", "]");
+            .ends_with(",4000000026,[true,31,32,33,34,35,36],41,42,43,44,45,46,47,48]"));
+        assert!(compact(&every_field(None)).ends_with(",4000000026,null,41,42,43,44,45,46,47,48]"));
+        // Stored before the places and private shares (and what came
+        // after them): absent, 0.
+        let older = compact(&every_field(None)).replace(",41,42,43,44,45,46,47,48]", "]");
         let read: Signals = serde_json::from_str(&older).unwrap();
         assert_eq!(
             (read.places, read.a_private_milli, read.b_first),
             (0, 0, 4_000_000_026)
+        );
+        // Stored before the paces: absent, 0.
+        let older = compact(&every_field(None)).replace(",44,45,46,47,48]", "]");
+        let read: Signals = serde_json::from_str(&older).unwrap();
+        assert_eq!(
+            (read.b_private_milli, read.a_pace_close, read.near),
+            (43, 0, 0)
         );
     }
 
@@ -267,7 +292,7 @@ mod tests {
                 proptest::prelude::any::<bool>(),
                 proptest::collection::vec(proptest::prelude::any::<u32>(), 6),
             )),
-            tail in proptest::collection::vec(proptest::prelude::any::<u32>(), 3),
+            tail in proptest::collection::vec(proptest::prelude::any::<u32>(), 8),
         ) {
             let timing = timing.map(|(hidden, t)| {
                 let mut v = vec![serde_json::json!(hidden)];
