@@ -106,11 +106,12 @@ pub struct Signals {
     #[serde(default)]
     pub b_private_milli: u32,
     /// Pace: of `a`'s (resp. `b`'s) own consecutive moves at most five
-    /// minutes apart, how many were within [`Self::close`]'s seconds; and
-    /// the moves of either account with one of the other's within five
-    /// minutes (the chances of a close move). Close moves take two bodies
-    /// only more often than each account's own pace makes them. Absent (0)
-    /// in scans stored before it.
+    /// minutes apart, how many were within [`Self::close`]'s seconds; and,
+    /// when the pair made a close move, the moves of either account with
+    /// one of the other's within five minutes (its chances of a close
+    /// move; 0 without a close move, where there is nothing to read).
+    /// Close moves take two bodies only more often than each account's
+    /// own pace makes them. Absent (0) in scans stored before it.
     #[serde(default)]
     pub a_pace_close: u32,
     #[serde(default)]

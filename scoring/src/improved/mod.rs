@@ -188,16 +188,7 @@ pub fn describe(s: &Signals, a: &str, b: &str) -> Vec<String> {
             s.b_sittings,
             s.b_followed_by_chance_milli as f64 / 10.0,
         ),
-        format!(
-            "Two bodies: in {} buckets both moved from different networks at once; they moved within {} seconds of each other {} times, of {} moves within {} minutes of each other; on their own, {} of their {} moves in a row came that close (one person moves his accounts at his own pace).",
-            s.apart,
-            handoffs::CLOSE_SECONDS,
-            s.close,
-            s.near,
-            pace::PACE_SECONDS / 60,
-            s.a_pace_close + s.b_pace_close,
-            s.a_pace_near + s.b_pace_near,
-        ),
+        two_bodies_words(s),
         format!(
             "Places: together on {} distinct uncrowded networks, at most {} of them in use at one time of the season (one person takes all his accounts wherever he plays: home, work, travel).",
             s.networks, s.places
@@ -220,6 +211,31 @@ pub fn describe(s: &Signals, a: &str, b: &str) -> Vec<String> {
         lines.push(timing_words(&t, a, b));
     }
     lines
+}
+
+/// Two bodies in words: moves from different networks at once, and close
+/// moves against the accounts' own pace.
+fn two_bodies_words(s: &Signals) -> String {
+    let close = if s.close == 0 {
+        format!(
+            "they never moved within {} seconds of each other",
+            handoffs::CLOSE_SECONDS
+        )
+    } else {
+        format!(
+            "they moved within {} seconds of each other {} times, of {} moves within {} minutes of each other; on their own, {} of their {} moves in a row came that close (one person moves his accounts at his own pace)",
+            handoffs::CLOSE_SECONDS,
+            s.close,
+            s.near,
+            pace::PACE_SECONDS / 60,
+            s.a_pace_close + s.b_pace_close,
+            s.a_pace_near + s.b_pace_near,
+        )
+    };
+    format!(
+        "Two bodies: in {} buckets both moved from different networks at once; {close}.",
+        s.apart
+    )
 }
 
 /// A timing pair's evidence in words.

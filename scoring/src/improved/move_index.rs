@@ -14,6 +14,9 @@ pub(super) const SLICE_SECONDS: i64 = 32;
 /// A cell is 64 slices.
 pub(super) const CELL_SECONDS: i64 = 64 * SLICE_SECONDS;
 
+/// One account's moves (sorted by time) and their index.
+pub type Indexed<'a> = (&'a [(Epoch, IpId)], &'a MoveIndex);
+
 /// One account's moves (sorted by time), indexed by address and by cell
 /// of time. Build with [`MoveIndex::new`] on the moves it is used with.
 #[derive(Debug, Clone, Default)]

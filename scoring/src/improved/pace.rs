@@ -10,7 +10,7 @@
 //! moves with one of the other account's within [`PACE_SECONDS`], are
 //! evidence of two bodies only above that share.
 
-use crate::search::gallop;
+use super::move_index::{Indexed, CELL_SECONDS};
 use schema::{Epoch, IpId};
 
 /// Two moves of the two accounts within this many seconds: two bodies,
@@ -60,35 +60,50 @@ pub fn within(a: &[(Epoch, IpId)], b: &[(Epoch, IpId)], window: i64) -> u32 {
 }
 
 /// The moves of either account with one of the other's within
-/// [`PACE_SECONDS`]: the chances the pair had of a close move;
-/// `within(a, b) + within(b, a)`, counted a run at a time (the nearest
-/// moves of the other account to a run of one's moves are the last before
-/// it and the first after it), stepping over each run with a galloping
-/// search.
+/// [`PACE_SECONDS`]: the chances the pair had of a close move. The
+/// definition; the scan counts the same from the accounts' move indexes
+/// ([`near_indexed`]).
 pub fn near(a: &[(Epoch, IpId)], b: &[(Epoch, IpId)]) -> u32 {
-    let (mut i, mut j, mut n) = (0usize, 0usize, 0u32);
-    let mut prev: Option<Epoch> = None;
-    while i < a.len() || j < b.len() {
-        let from_b = j < b.len() && (i >= a.len() || b[j].0 < a[i].0);
-        let (run, next) = if from_b {
-            let next = a.get(i).map(|m| m.0);
-            let end = next.map_or(b.len(), |t| j + gallop(&b[j..], |m| m.0 < t));
-            let run = &b[j..end];
-            j = end;
-            (run, next)
-        } else {
-            let next = b.get(j).map(|m| m.0);
-            let end = next.map_or(a.len(), |t| i + gallop(&a[i..], |m| m.0 <= t));
-            let run = &a[i..end];
-            i = end;
-            (run, next)
-        };
-        let near_prev = prev.map_or(0, |t0| run.partition_point(|m| m.0 <= t0 + PACE_SECONDS));
-        let near_next = next.map_or(0, |t1| {
-            run.len() - run.partition_point(|m| m.0 < t1 - PACE_SECONDS)
-        });
-        n += (near_prev + near_next).min(run.len()) as u32;
-        prev = run.last().map(|m| m.0);
+    within(a, b, PACE_SECONDS) + within(b, a, PACE_SECONDS)
+}
+
+// Two moves [`PACE_SECONDS`] apart or less lie in one cell of the move
+// index or in two side by side.
+const _: () = assert!(CELL_SECONDS >= PACE_SECONDS);
+
+/// [`near`] from both accounts' moves and their indexes: only the cells of
+/// time in which one moved and the other moved in or beside are looked at
+/// (most of two accounts' moves are hours apart).
+pub fn near_indexed(a: Indexed<'_>, b: Indexed<'_>) -> u32 {
+    within_indexed(a, b) + within_indexed(b, a)
+}
+
+/// Moves of `me` with a move of `other` within [`PACE_SECONDS`], cell by
+/// cell: one walk of `other`'s moves from the cell before each of `me`'s
+/// cells, never back (the cells ascend).
+fn within_indexed(me: Indexed<'_>, other: Indexed<'_>) -> u32 {
+    let (mine, theirs) = (me.1, other.1);
+    let lo = mine.first.max(theirs.first);
+    let hi = (mine.first + mine.cells.len() as i64).min(theirs.first + theirs.cells.len() as i64);
+    let (mut n, mut k) = (0, 0usize);
+    for w in lo..hi {
+        let (i, j) = ((w - mine.first) as usize, (w - theirs.first) as usize);
+        let bits = mine.cells[i];
+        let mut both = bits & theirs.near[j];
+        while both != 0 {
+            let bit = both.trailing_zeros();
+            both &= both - 1;
+            let at = mine.rank[i] as usize + (bits & ((1u64 << bit) - 1)).count_ones() as usize;
+            let c = w * 64 + bit as i64;
+            // Their moves before the cell beside lie over a cell away.
+            k = k.max(theirs.cell_from[theirs.cells_before(c - 1)] as usize);
+            for &(t, _) in &me.0[mine.cell_from[at] as usize..mine.cell_from[at + 1] as usize] {
+                while other.0.get(k).is_some_and(|m| m.0 < t - PACE_SECONDS) {
+                    k += 1;
+                }
+                n += u32::from(other.0.get(k).is_some_and(|m| m.0 <= t + PACE_SECONDS));
+            }
+        }
     }
     n
 }
@@ -96,6 +111,7 @@ pub fn near(a: &[(Epoch, IpId)], b: &[(Epoch, IpId)]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::improved::move_index::MoveIndex;
     use proptest::prelude::*;
 
     fn moves(times: Vec<i64>) -> Vec<(Epoch, IpId)> {
@@ -113,17 +129,19 @@ mod tests {
     }
 
     proptest! {
-        /// Counted by runs, the chances are those of the definition, from
-        /// both sides.
+        /// From the move indexes, the chances are those of the
+        /// definition, from either side (moves spread over hours, and
+        /// across cells: a cell is 2,048 seconds).
         #[test]
-        fn near_by_runs_is_within_both_ways(
-            a in proptest::collection::vec(0i64..5_000, 0..40),
-            b in proptest::collection::vec(0i64..5_000, 0..40),
+        fn near_from_the_indexes_is_the_definition(
+            a in proptest::collection::vec(-9_000i64..30_000, 0..60),
+            b in proptest::collection::vec(-9_000i64..30_000, 0..60),
         ) {
             let (a, b) = (moves(a), moves(b));
-            let both = within(&a, &b, PACE_SECONDS) + within(&b, &a, PACE_SECONDS);
-            prop_assert_eq!(near(&a, &b), both);
-            prop_assert_eq!(near(&b, &a), both);
+            let (ia, ib) = (MoveIndex::new(&a), MoveIndex::new(&b));
+            let want = near(&a, &b);
+            prop_assert_eq!(near_indexed((&a, &ia), (&b, &ib)), want);
+            prop_assert_eq!(near_indexed((&b, &ib), (&a, &ia)), want);
         }
     }
 }

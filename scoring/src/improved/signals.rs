@@ -30,13 +30,15 @@ pub fn signals(
             private_shares(&cx.network_counts(a_moves), &cx.network_counts(b_moves)),
         ),
         (pace(a_moves), pace(b_moves)),
-        near(a_moves, b_moves),
+        || near(a_moves, b_moves),
     )
 }
 
-/// `s` with the paces of `a` and `b` and their chances of a close move,
-/// `near` ([`super::pace`]).
-fn with_pace(s: Signals, (x, y): (Pace, Pace), near: u32) -> Signals {
+/// `s` with the paces of `a` and `b` and, when they made a close move,
+/// their chances of one (`near`, [`super::pace`]): without a close move
+/// there is nothing to read against pace, and most pairs have none.
+fn with_pace(s: Signals, (x, y): (Pace, Pace), near: impl FnOnce() -> u32) -> Signals {
+    let near = if s.close > 0 { near() } else { 0 };
     Signals {
         a_pace_close: x.close,
         a_pace_near: x.near,
@@ -84,7 +86,8 @@ pub fn signals_of_accounts(cx: &Context<'_>, x: AccountId, y: AccountId) -> Sign
         super::handoffs::handoffs_indexed(cx, cx.indexed_moves(x), cx.indexed_moves(y)),
         private_shares(cx.networks_moved(x), cx.networks_moved(y)),
     );
-    with_pace(s, (cx.pace(x), cx.pace(y)), near(cx.moves(x), cx.moves(y)))
+    let near = || super::pace::near_indexed(cx.indexed_moves(x), cx.indexed_moves(y));
+    with_pace(s, (cx.pace(x), cx.pace(y)), near)
 }
 
 fn combine(

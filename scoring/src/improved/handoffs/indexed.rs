@@ -20,7 +20,7 @@
 use super::{close, count_switch, Handoffs, CLOSE_SECONDS};
 use crate::improved::context::Context;
 use crate::improved::following::SITTING_SECONDS;
-use crate::improved::move_index::{MoveIndex, CELL_SECONDS, SLICE_SECONDS};
+use crate::improved::move_index::{CELL_SECONDS, SLICE_SECONDS};
 use crate::search::gallop;
 use schema::{Epoch, IpId};
 
@@ -28,8 +28,7 @@ use schema::{Epoch, IpId};
 // or in two side by side.
 const _: () = assert!(SLICE_SECONDS >= CLOSE_SECONDS && CELL_SECONDS >= CLOSE_SECONDS);
 
-/// One account's moves (sorted by time) and their index.
-pub type Indexed<'a> = (&'a [(Epoch, IpId)], &'a MoveIndex);
+pub use crate::improved::move_index::Indexed;
 
 /// [`super::handoffs`] from both accounts' indexes.
 pub fn handoffs_indexed(cx: &Context<'_>, x: Indexed<'_>, y: Indexed<'_>) -> Handoffs {
