@@ -150,15 +150,5 @@ pub(crate) fn count_switch(
 
 /// Moves of `a` with a move of `b` within [`CLOSE_SECONDS`] either side.
 pub(crate) fn close(a: &[(Epoch, IpId)], b: &[(Epoch, IpId)]) -> u32 {
-    let mut lo = 0usize;
-    let mut n = 0;
-    for &(t, _) in a {
-        while lo < b.len() && b[lo].0 < t - CLOSE_SECONDS {
-            lo += 1;
-        }
-        if b.get(lo).is_some_and(|m| m.0 <= t + CLOSE_SECONDS) {
-            n += 1;
-        }
-    }
-    n
+    super::pace::within(a, b, CLOSE_SECONDS)
 }
