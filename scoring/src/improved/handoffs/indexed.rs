@@ -1,6 +1,7 @@
 //! Hand-offs as the scan computes them: the same counts as
 //! [`super::handoffs`], from each account's moves put once per scan into
-//! an index ([`MoveIndex`]) instead of merging the two accounts' moves.
+//! an index ([`MoveIndex`](crate::improved::move_index::MoveIndex))
+//! instead of merging the two accounts' moves.
 //!
 //! - **switches** need the two moves to share an address, so only the
 //!   addresses both accounts moved from are looked at: each of one
