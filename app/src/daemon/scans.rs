@@ -8,6 +8,11 @@ use anyhow::Result;
 use schema::{ScanParams, Season, Segments};
 use store::{Store, StoredScan};
 
+/// A new scan: the scan, how many directed pairs were scored, and for a
+/// rescan every pair's similarity (a rescan's result holds the flagged
+/// pairs only).
+type NewScan = (StoredScan, usize, Option<Vec<f64>>);
+
 /// The season's latest scan if it is current (`fresh` false), else a new
 /// scan (`fresh` true), older scans beyond `keep_scans` pruned; and for a
 /// rescan, every pair's similarity for the chart (a rescan's result holds
@@ -52,9 +57,7 @@ pub(super) async fn current_scan(
     Ok((scan, true, similarities))
 }
 
-/// A new scan in this process (a rescan when the last one allows): the
-/// scan, how many directed pairs were scored, and for a rescan every
-/// pair's similarity.
+/// A new scan in this process (a rescan when the last one allows).
 async fn in_process(
     config: &Config,
     store: &Store,
@@ -62,7 +65,7 @@ async fn in_process(
     params: &ScanParams,
     generation: i64,
     segments: &mut Option<Segments>,
-) -> Result<(StoredScan, usize, Option<Vec<f64>>)> {
+) -> Result<NewScan> {
     let segs = loaded(store, params, segments).await?;
     let model = config.model.as_deref();
     let scanned = pipeline::scan_segments(store, season, params, model, segs, generation).await?;
@@ -85,7 +88,7 @@ async fn on_cluster(
     season: &Season,
     params: &ScanParams,
     target: &super::config::ClusterTarget,
-) -> Result<(StoredScan, usize, Option<Vec<f64>>)> {
+) -> Result<NewScan> {
     use anyhow::Context as _;
     std::fs::create_dir_all(&target.work_dir)
         .with_context(|| format!("cannot create {}", target.work_dir.display()))?;
@@ -118,7 +121,7 @@ async fn on_cluster(
     _: &Season,
     _: &ScanParams,
     _: &super::config::ClusterTarget,
-) -> Result<(StoredScan, usize, Option<Vec<f64>>)> {
+) -> Result<NewScan> {
     anyhow::bail!("[cluster] needs a detect built with the cluster feature")
 }
 
