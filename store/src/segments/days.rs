@@ -95,35 +95,45 @@ pub(super) fn encode<'a>(
     out
 }
 
-/// Decodes an account's days, handing over each sighting and each run.
-pub(super) fn decode(
-    data: &[u8],
-    mut sighting: impl FnMut(i64, &str),
-    mut run: impl FnMut(&str, i64, i64),
+/// Decodes an account's days, handing over each sighting and each run. Each
+/// of the account's own IP and game names is turned once into what `ip` and
+/// `game` make of it (an id of a scan's names, say), not once a sighting.
+pub(super) fn decode<'a, I: Copy, G: Copy>(
+    data: &'a [u8],
+    ip: impl FnMut(&'a str) -> I,
+    game: impl FnMut(&'a str) -> G,
+    mut sighting: impl FnMut(i64, I),
+    mut run: impl FnMut(G, i64, i64),
 ) -> std::result::Result<(), String> {
     let mut r = Reader::new(data);
-    let names = |r: &mut Reader<'_>| -> std::result::Result<Vec<String>, String> {
+    fn names<'a, T>(
+        r: &mut Reader<'a>,
+        mut f: impl FnMut(&'a str) -> T,
+    ) -> std::result::Result<Vec<T>, String> {
         let n = r.int()?;
-        (0..n).map(|_| r.name().map(str::to_owned)).collect()
-    };
-    let (ips, games) = (names(&mut r)?, names(&mut r)?);
-    let name = |v: &[String], i: u64| -> std::result::Result<usize, String> {
-        let i = i as usize;
-        (i < v.len())
-            .then_some(i)
+        let mut out = Vec::with_capacity(n.min(1 << 16) as usize);
+        for _ in 0..n {
+            out.push(f(r.name()?));
+        }
+        Ok(out)
+    }
+    let ips = names(&mut r, ip)?;
+    let games = names(&mut r, game)?;
+    fn name<T: Copy>(v: &[T], i: u64) -> std::result::Result<T, String> {
+        v.get(i as usize)
+            .copied()
             .ok_or_else(|| format!("name index {i} of {}", v.len()))
-    };
+    }
     let mut day = 0i64;
     for _ in 0..r.int()? {
         day += unzigzag(r.int()?);
-        let ip = name(&ips, r.int()?)?;
-        sighting(day, &ips[ip]);
+        sighting(day, name(&ips, r.int()?)?);
     }
     for _ in 0..r.int()? {
         let game = name(&games, r.int()?)?;
         let first = unzigzag(r.int()?);
         let last = first + r.int()? as i64;
-        run(&games[game], first, last);
+        run(game, first, last);
     }
     if !r.done() {
         return Err("bytes after an account's days".to_owned());
@@ -211,10 +221,12 @@ impl SegmentationWriter<'_> {
             let mut runs = Vec::new();
             decode(
                 &data,
-                |day, ip| {
+                |ip| ip,
+                |game| game,
+                |day, ip: &str| {
                     days.sightings.insert((day, ip.to_owned()));
                 },
-                |game, first, last| runs.push((game.to_owned(), first, last)),
+                |game: &str, first, last| runs.push((game.to_owned(), first, last)),
             )
             .map_err(|e| StoreError::Corrupt(format!("an account's stored days: {e}")))?;
             days.runs = runs;
@@ -263,8 +275,14 @@ mod tests {
                 runs.iter().map(|(g, f, l)| (g.as_str(), *f, *l)),
             );
             let (mut s, mut r) = (Vec::new(), Vec::new());
-            decode(&data, |d, ip| s.push((d, ip.to_owned())), |g, f, l| r.push((g.to_owned(), f, l)))
-                .unwrap();
+            decode(
+                &data,
+                |ip| ip,
+                |game| game,
+                |d, ip: &str| s.push((d, ip.to_owned())),
+                |g: &str, f, l| r.push((g.to_owned(), f, l)),
+            )
+            .unwrap();
             prop_assert_eq!(s, sightings);
             prop_assert_eq!(r, runs);
         }

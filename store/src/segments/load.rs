@@ -4,6 +4,7 @@ use super::super::{Result, Store, StoreError, StoredSegmentation};
 use super::chunk::decode;
 use super::days;
 use futures_util::TryStreamExt;
+use rayon::slice::ParallelSliceMut;
 use schema::model::*;
 use sqlx::Row;
 
@@ -32,8 +33,11 @@ impl Store {
         let mut segs = Segments::new(bucket_seconds);
         self.load_chunks(id, &mut segs).await?;
         self.load_account_days(id, &mut segs).await?;
-        segs.ip_days.sort_unstable();
-        segs.game_days.sort_unstable();
+        // Both cores: a tick's rescan waits on this load.
+        rayon::join(
+            || segs.ip_days.par_sort_unstable(),
+            || segs.game_days.par_sort_unstable(),
+        );
         Ok(Some(StoredSegmentation {
             segments: segs,
             reference_order,
@@ -84,18 +88,16 @@ impl Store {
             let (ip_days, game_days) = (&mut segs.ip_days, &mut segs.game_days);
             days::decode(
                 data,
-                |day, ip| {
-                    let ip = ips.intern(ip);
-                    ip_days.push(IpDay { account, day, ip });
-                },
+                |ip| ips.intern(ip),
+                |game| games.intern(game),
+                |day, ip| ip_days.push(IpDay { account, day, ip }),
                 |game, first_day, last_day| {
-                    let game = games.intern(game);
                     game_days.push(GameDays {
                         account,
                         game,
                         first_day,
                         last_day,
-                    });
+                    })
                 },
             )
             .map_err(|e| StoreError::Corrupt(format!("an account's stored days: {e}")))?;
