@@ -6,7 +6,9 @@
 //! The intercept is pulled toward the prior's too: moderators judge the
 //! pairs they were shown, so the share of one-person pairs among verdicts
 //! says nothing of a season's. Timing pairs keep the prior's timing model,
-//! and the threshold is the prior's.
+//! and the threshold is the prior's. Judged pairs that share an account
+//! (one person's several accounts, a household's) are one group of
+//! evidence: the pull is measured against groups, not pairs.
 //!
 //! Pure: verdicts in, a model out.
 
@@ -22,19 +24,68 @@ pub const MIN_EACH: usize = 10;
 
 /// How strongly the fit is pulled toward the prior's weights: the L2
 /// penalty `l2 / 2 * sum (w - prior)^2` against the log-loss summed over
-/// the verdicts (about ten verdicts' worth per unit of weight).
+/// the verdicts, for verdicts each in a group of its own (about ten
+/// verdicts' worth per unit of weight). It is scaled by the verdicts per
+/// group ([`fit_on_verdicts`]).
 pub const DEFAULT_L2: f64 = 10.0;
 
-/// One judged pair: what improved mode read of it, and the verdict.
+/// One judged pair: what improved mode read of it, the verdict, and its
+/// group: judged pairs linked through shared accounts have the same group
+/// ([`groups`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Verdict<'a> {
     pub reading: Reading<'a>,
     pub same: bool,
+    pub group: u64,
+}
+
+/// The group of each of `pairs` (two accounts each): pairs linked through
+/// shared accounts, directly or by a chain of judged pairs, share a group;
+/// groups are numbered from 0 in the order they first appear.
+pub fn groups<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<u64> {
+    let pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for &(a, b) in &pairs {
+        for x in [a, b] {
+            let n = index.len();
+            index.entry(x).or_insert(n);
+        }
+    }
+    let mut parent: Vec<usize> = (0..index.len()).collect();
+    fn root(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    for &(a, b) in &pairs {
+        let (x, y) = (root(&mut parent, index[a]), root(&mut parent, index[b]));
+        parent[x] = y;
+    }
+    let mut number: HashMap<usize, u64> = HashMap::new();
+    pairs
+        .iter()
+        .map(|&(a, _)| {
+            let r = root(&mut parent, index[a]);
+            let n = number.len() as u64;
+            *number.entry(r).or_insert(n)
+        })
+        .collect()
+}
+
+/// How many groups `verdicts` fall in.
+fn group_count(verdicts: &[Verdict<'_>]) -> usize {
+    let mut g: Vec<u64> = verdicts.iter().map(|v| v.group).collect();
+    g.sort_unstable();
+    g.dedup();
+    g.len()
 }
 
 /// Fits `prior`'s features on `verdicts`, pulled toward `prior`'s
-/// weights with strength `l2`. Refused, in one sentence, when there are
-/// fewer than [`MIN_EACH`] verdicts of either kind.
+/// weights with strength `l2` per group: `l2` times the verdicts per group.
+/// Refused, in one sentence, when there are fewer than [`MIN_EACH`]
+/// verdicts of either kind.
 pub fn fit_on_verdicts(
     prior: &Model,
     verdicts: &[Verdict<'_>],
@@ -54,9 +105,10 @@ pub fn fit_on_verdicts(
     let names: Vec<&str> = prior.features().iter().map(|f| f.name).collect();
     let provenance = Provenance {
         fitted_on: format!(
-            "{} verdicts ({same} one person, {different} different people), \
-             starting from the model {}",
+            "{} verdicts ({same} one person, {different} different people; \
+             {} groups of pairs sharing accounts), starting from the model {}",
             verdicts.len(),
+            group_count(verdicts),
             prior.name()
         ),
         pairs: verdicts.len() as u64,
@@ -75,8 +127,22 @@ pub fn fit_on_verdicts(
 }
 
 /// The fit's rows, signs and options: `prior`'s features of each verdict,
-/// pulled toward `prior`'s weights and intercept with strength `l2`.
+/// pulled toward `prior`'s weights and intercept with strength `l2` per
+/// group.
 fn problem(prior: &Model, verdicts: &[Verdict<'_>], l2: f64) -> (Vec<Sign>, Vec<Row>, FitOptions) {
+    // Pairs linked through shared accounts say much the same thing: one
+    // person's three accounts make three pairs with much the same readings,
+    // a verdict on a clique covers all its pairs at once, and a household's
+    // or a shared network's pairs share its members' play. Their evidence
+    // is about one observation per group, not per pair, so the pull, set
+    // per observation, is scaled by the verdicts per group (the design
+    // effect of clustered samples); each pair still counts as much as any
+    // other against the others. Where one account links many pairs (a hub
+    // cleared against many) this errs toward the prior: learning less, not
+    // learning wrong. The strength per group is the earlier one per verdict
+    // (10), not tuned.
+    let per_group = verdicts.len() as f64 / group_count(verdicts).max(1) as f64;
+    let l2 = l2 * per_group;
     let rows: Vec<Row> = verdicts
         .iter()
         .map(|v| Row {
@@ -140,8 +206,10 @@ pub struct CrossValidated {
     pub prior: Agreement,
 }
 
-/// Cross-validates [`fit_on_verdicts`] in `folds` folds (verdict `i` in
-/// fold `i % folds`), at the prior's threshold.
+/// Cross-validates [`fit_on_verdicts`] in `folds` folds (the verdicts of
+/// group `g` in fold `g % folds`: a group's pairs would vouch for each
+/// other across folds; verdict `i` in fold `i % folds` when there are
+/// fewer groups than folds), at the prior's threshold.
 pub fn cross_validate(
     prior: &Model,
     verdicts: &[Verdict<'_>],
@@ -149,7 +217,13 @@ pub fn cross_validate(
     folds: u64,
 ) -> CrossValidated {
     let (signs, rows, opts) = problem(prior, verdicts, l2);
-    let keys: Vec<u64> = (0..rows.len() as u64).collect();
+    // With fewer groups than folds some fold would have nothing to fit on
+    // or nothing to score: then each verdict goes to a fold by its number.
+    let keys: Vec<u64> = if group_count(verdicts) as u64 >= folds {
+        verdicts.iter().map(|v| v.group).collect()
+    } else {
+        (0..verdicts.len() as u64).collect()
+    };
     let held_out = cross_validated(&signs, &rows, &keys, folds, &opts);
     let t = prior.threshold();
     CrossValidated {
@@ -171,7 +245,8 @@ pub fn cross_validate(
 }
 
 /// A judged pair as an improved scan read it: its signals, the reference
-/// similarity from each side, and whether the verdict says one person.
+/// similarity from each side, whether the verdict says one person, and its
+/// group among the judged pairs ([`groups`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct JudgedPair {
     pub a: String,
@@ -180,6 +255,7 @@ pub struct JudgedPair {
     pub ba: f64,
     pub signals: Signals,
     pub same: bool,
+    pub group: u64,
 }
 
 impl JudgedPair {
@@ -191,6 +267,7 @@ impl JudgedPair {
                 signals: &self.signals,
             },
             same: self.same,
+            group: self.group,
         }
     }
 }
@@ -208,8 +285,8 @@ fn answer(kind: VerdictKind) -> Option<bool> {
 /// The pairs of an improved scan (`pairs`, directed, with their signals)
 /// that `verdicts` judged, one per undirected pair, each under its newest
 /// verdict (a pair or a clique verdict covering it; "suspicious" judges
-/// nothing), in the order of `pairs`. Pairs without signals (a reference
-/// scan) are left out.
+/// nothing), in the order of `pairs`, each with its group among them.
+/// Pairs without signals (a reference scan) are left out.
 pub fn judged_pairs(pairs: &[PairScore], verdicts: &[schema::Verdict]) -> Vec<JudgedPair> {
     let mut newest: Vec<&schema::Verdict> = verdicts.iter().collect();
     newest.sort_by(|x, y| y.at.cmp(&x.at).then(y.id.cmp(&x.id)));
@@ -241,7 +318,12 @@ pub fn judged_pairs(pairs: &[PairScore], verdicts: &[schema::Verdict]) -> Vec<Ju
             ba: similarity(back),
             signals: *signals,
             same,
+            group: 0,
         });
+    }
+    let g = groups(out.iter().map(|j| (j.a.as_str(), j.b.as_str())));
+    for (j, g) in out.iter_mut().zip(g) {
+        j.group = g;
     }
     out
 }

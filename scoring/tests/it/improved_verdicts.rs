@@ -24,9 +24,14 @@ fn verdicts(
             signals,
         },
         same,
+        group: 0,
     };
     let mut v: Vec<Verdict<'_>> = (0..same).map(|_| one(p_same, true)).collect();
     v.extend((0..different).map(|_| one(p_different, false)));
+    // Each verdict a group of its own (pairs of distinct accounts).
+    for (i, x) in v.iter_mut().enumerate() {
+        x.group = i as u64;
+    }
     v
 }
 
@@ -96,6 +101,46 @@ fn a_stronger_pull_keeps_the_weights_nearer_the_prior() {
             .sum::<f64>()
     };
     assert!(distance(100.0) < distance(1.0));
+}
+
+#[test]
+fn verdicts_in_few_groups_move_the_weights_less_than_as_many_apart() {
+    // The same 80 verdicts, once each a group of its own and once in eight
+    // groups of pairs sharing accounts: the groups are less evidence, so
+    // the fit stays nearer the prior.
+    let s = Signals::default();
+    let shipped = Model::shipped();
+    let apart = verdicts(&s, 40, 0.3, 40, 0.97);
+    let mut grouped = apart.clone();
+    for (i, v) in grouped.iter_mut().enumerate() {
+        v.group = i as u64 % 8;
+    }
+    let distance = |v: &[Verdict<'_>]| {
+        let m = fit_on_verdicts(shipped, v, "site", DEFAULT_L2).unwrap();
+        m.weights()
+            .iter()
+            .zip(shipped.weights())
+            .map(|(a, b)| (a - b).powi(2))
+            .sum::<f64>()
+    };
+    let (near, far) = (distance(&grouped), distance(&apart));
+    assert!(near > 0.0 && near < far, "{near} against {far}");
+    let m = fit_on_verdicts(shipped, &grouped, "site", DEFAULT_L2).unwrap();
+    assert!(
+        m.provenance().fitted_on.contains("8 groups"),
+        "{}",
+        m.provenance().fitted_on
+    );
+}
+
+#[test]
+fn pairs_linked_by_shared_accounts_share_a_group() {
+    use detect_scoring::improved::verdicts::groups;
+    // a-b and c-d apart until b-c links them; e-f alone; numbered in the
+    // order groups first appear.
+    let g = groups([("a", "b"), ("c", "d"), ("e", "f"), ("b", "c"), ("g", "e")]);
+    assert_eq!(g, [0, 0, 1, 0, 1]);
+    assert_eq!(groups([("x", "y"), ("z", "w")]), [0, 1]);
 }
 
 #[test]
@@ -182,6 +227,8 @@ fn judged_pairs_take_each_pairs_newest_verdict_and_skip_what_answers_nothing() {
         .map(|j| (j.a.as_str(), j.b.as_str(), j.same))
         .collect();
     assert_eq!(got, [("a", "b", false), ("a", "c", true)]);
+    // Both take in account a: one group.
+    assert_eq!((judged[0].group, judged[1].group), (0, 0));
     // Each side's 2015 similarity, (sum / weight) / 2 + 0.5.
     assert_eq!((judged[0].ab, judged[0].ba), (0.9, 0.4));
     assert_eq!(judged[0].signals, s);

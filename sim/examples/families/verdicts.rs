@@ -5,10 +5,10 @@
 //! verdicts, starting from that model, scores the next season (the next
 //! seed) beside the model it started from.
 
-use super::collect::World;
+use super::collect::{Pair, World};
 use super::lofo::{figures, score, Figures};
 use scoring::improved::model::Model;
-use scoring::improved::verdicts::{fit_on_verdicts, Verdict, DEFAULT_L2};
+use scoring::improved::verdicts::{fit_on_verdicts, groups, Verdict, DEFAULT_L2};
 
 /// One family's figures: the next seasons' mean under the starting model
 /// and under the model fitted on the verdicts, and how many fits were
@@ -22,22 +22,27 @@ pub struct Outcome {
 }
 
 /// The verdicts of the `top` highest-scored ordinary pairs of `w` under
-/// `model`, taken from the truth.
+/// `model`, taken from the truth, grouped as a site's would be (by the
+/// accounts the judged pairs share).
 fn judged<'w>(model: &Model, w: &'w World, top: usize) -> Vec<Verdict<'w>> {
-    let mut ranked: Vec<(f64, Verdict<'w>)> = w
+    let mut ranked: Vec<(f64, &Pair)> = w
         .pairs
         .iter()
         .filter(|p| !p.timing())
-        .map(|p| {
-            let v = Verdict {
-                reading: p.reading(),
-                same: p.one,
-            };
-            (model.probability(&v.reading), v)
-        })
+        .map(|p| (model.probability(&p.reading()), p))
         .collect();
     ranked.sort_by(|a, b| b.0.total_cmp(&a.0));
-    ranked.into_iter().take(top).map(|x| x.1).collect()
+    ranked.truncate(top);
+    let g = groups(ranked.iter().map(|(_, p)| (p.a.as_str(), p.b.as_str())));
+    ranked
+        .iter()
+        .zip(g)
+        .map(|((_, p), group)| Verdict {
+            reading: p.reading(),
+            same: p.one,
+            group,
+        })
+        .collect()
 }
 
 /// The experiment on one family's seasons (sorted by seed), starting from
