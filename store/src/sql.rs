@@ -19,9 +19,24 @@ pub(super) async fn insert_rows<'r, T>(
     rows: &'r [T],
     bind: impl for<'q> Fn(AnyQuery<'q>, &'r T) -> AnyQuery<'q>,
 ) -> Result<u64> {
+    let row = format!("({})", vec!["?"; columns].join(","));
+    insert_rows_as(backend, tx, target, &row, on_conflict, rows, bind).await
+}
+
+/// [`insert_rows`] with each row written as `row`: its values in SQL, a
+/// `?` for each one `bind` binds, the others constants.
+pub(super) async fn insert_rows_as<'r, T>(
+    backend: Backend,
+    tx: &mut Transaction<'_, Any>,
+    target: &str,
+    row: &str,
+    on_conflict: &str,
+    rows: &'r [T],
+    bind: impl for<'q> Fn(AnyQuery<'q>, &'r T) -> AnyQuery<'q>,
+) -> Result<u64> {
     let mut affected = 0;
     for chunk in rows.chunks(BATCH_ROWS) {
-        let sql = insert_sql(backend, target, columns, chunk.len(), on_conflict);
+        let sql = insert_sql(backend, target, row, chunk.len(), on_conflict);
         let mut q = sqlx::query(&sql);
         for row in chunk {
             q = bind(q, row);
@@ -31,31 +46,30 @@ pub(super) async fn insert_rows<'r, T>(
     Ok(affected)
 }
 
-/// A multi-row `INSERT`. SQLite gets anonymous `?` parameters: looking up a
-/// named `$N` is linear in the number of parameters there, which made large
-/// inserts quadratic.
-fn insert_sql(backend: Backend, target: &str, columns: usize, rows: usize, suffix: &str) -> String {
+/// A multi-row `INSERT` of `rows` rows written as `row`. SQLite gets
+/// anonymous `?` parameters: looking up a named `$N` is linear in the
+/// number of parameters there, which made large inserts quadratic.
+fn insert_sql(backend: Backend, target: &str, row: &str, rows: usize, suffix: &str) -> String {
     let mut sql = format!("INSERT INTO {target} VALUES ");
     let mut n = 0;
     for r in 0..rows {
         if r > 0 {
             sql.push(',');
         }
-        sql.push('(');
-        for c in 0..columns {
-            if c > 0 {
-                sql.push(',');
-            }
-            n += 1;
-            match backend {
-                Backend::Sqlite => sql.push('?'),
-                Backend::Postgres => {
-                    sql.push('$');
-                    sql.push_str(&n.to_string());
+        match backend {
+            Backend::Sqlite => sql.push_str(row),
+            Backend::Postgres => {
+                for c in row.chars() {
+                    if c == '?' {
+                        n += 1;
+                        sql.push('$');
+                        sql.push_str(&n.to_string());
+                    } else {
+                        sql.push(c);
+                    }
                 }
             }
         }
-        sql.push(')');
     }
     sql.push_str(suffix);
     sql
@@ -68,12 +82,17 @@ mod tests {
     #[test]
     fn insert_sql_numbers_parameters() {
         assert_eq!(
-            insert_sql(Backend::Postgres, "t (a, b)", 2, 2, ""),
+            insert_sql(Backend::Postgres, "t (a, b)", "(?,?)", 2, ""),
             "INSERT INTO t (a, b) VALUES ($1,$2),($3,$4)"
         );
         assert_eq!(
-            insert_sql(Backend::Sqlite, "t (a, b)", 2, 2, ""),
+            insert_sql(Backend::Sqlite, "t (a, b)", "(?,?)", 2, ""),
             "INSERT INTO t (a, b) VALUES (?,?),(?,?)"
+        );
+        // Constants stay as they are; only the marks are numbered.
+        assert_eq!(
+            insert_sql(Backend::Postgres, "t (a, b, c)", "(?,0,?)", 2, " X"),
+            "INSERT INTO t (a, b, c) VALUES ($1,0,$2),($3,0,$4) X"
         );
     }
 }

@@ -7,11 +7,9 @@
 //! and checked against a store migrated only as far as 0014.
 
 use crate::common::*;
-use sqlx::any::AnyPoolOptions;
-use sqlx::{AnyPool, Row};
-use std::collections::BTreeSet;
+use sqlx::Row;
 
-/// Undoes migrations 0020 (the model versions), 0019 (the accounts seen), 0018 (the scan's model),
+/// Undoes (after 0021, [`crate::pair_evidence::undo_0021`]) migrations 0020 (the model versions), 0019 (the accounts seen), 0018 (the scan's model),
 /// 0017 (the review queue), 0016 (the verdicts' `unseen` and `supersedes`)
 /// and 0015: the schema of the release before 0015.
 const UNDO_SQLITE: &str = "
@@ -70,76 +68,6 @@ ALTER INDEX verdict_accounts_by_account RENAME TO verdict_accounts_by_user;
 DELETE FROM _sqlx_migrations WHERE version = 15;
 ";
 
-async fn pool(url: &str) -> AnyPool {
-    sqlx::any::install_default_drivers();
-    // An SQLite file is made if missing.
-    let url = match url.starts_with("sqlite:") {
-        true => format!("{url}?mode=rwc"),
-        false => url.to_owned(),
-    };
-    AnyPoolOptions::new()
-        .max_connections(1)
-        .connect(&url)
-        .await
-        .expect("connect")
-}
-
-/// Tables with their columns, indexes and triggers: what a migration
-/// changes, in a form both back ends give.
-async fn shape(url: &str, backend: Backend) -> BTreeSet<String> {
-    let p = pool(url).await;
-    let queries: &[&str] = match backend {
-        Backend::Sqlite => &[
-            "SELECT m.type || ' ' || m.name || ' ' || coalesce(c.name, '') || ' ' \
-             || coalesce(c.type, '') || ' ' || coalesce(c.\"notnull\", '') || ' ' || coalesce(c.pk, '') \
-             FROM sqlite_master m LEFT JOIN pragma_table_info(m.name) c \
-             WHERE m.name NOT LIKE 'sqlite_%' AND m.name <> '_sqlx_migrations'",
-            "SELECT 'index ' || m.name || ' ' || i.name FROM sqlite_master m \
-             JOIN pragma_index_info(m.name) i WHERE m.type = 'index'",
-        ],
-        Backend::Postgres => &[
-            "SELECT 'column ' || table_name::text || ' ' || column_name::text || ' ' \
-             || data_type::text || ' ' || is_nullable::text FROM information_schema.columns \
-             WHERE table_schema = 'public' AND table_name <> '_sqlx_migrations'",
-            "SELECT 'index ' || indexname::text || ' ' || indexdef::text FROM pg_indexes \
-             WHERE schemaname = 'public' AND tablename <> '_sqlx_migrations'",
-            "SELECT 'trigger ' || tgname::text || ' ' || tgrelid::regclass::text FROM pg_trigger \
-             WHERE NOT tgisinternal",
-            "SELECT 'constraint ' || conname::text || ' ' || conrelid::regclass::text FROM pg_constraint \
-             WHERE connamespace = 'public'::regnamespace",
-        ],
-    };
-    let mut out = BTreeSet::new();
-    for q in queries {
-        for r in sqlx::query(q).fetch_all(&p).await.expect(q) {
-            out.insert(r.get::<String, _>(0));
-        }
-    }
-    p.close().await;
-    out
-}
-
-/// A store migrated as far as 0014 only.
-async fn previous_release(url: &str, backend: Backend) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("store/migrations")
-        .join(match backend {
-            Backend::Sqlite => "sqlite",
-            Backend::Postgres => "postgres",
-        });
-    let mut m = sqlx::migrate::Migrator::new(dir).await.expect("migrations");
-    m.migrations = m
-        .migrations
-        .iter()
-        .filter(|m| m.version < 15)
-        .cloned()
-        .collect::<Vec<_>>()
-        .into();
-    let p = pool(url).await;
-    m.run(&p).await.expect("migrations up to 0014");
-    p.close().await;
-}
-
 /// Everything a moderator reads of season 1.
 fn reads(db: &TestDb) -> Vec<String> {
     let mut out = Vec::new();
@@ -182,8 +110,9 @@ fn a_store_of_the_previous_schema_migrates(backend: Backend) {
     // its own migrations.
     let old = TestDb::new(backend);
     block_on(async {
-        previous_release(&old.url, backend).await;
+        previous_release(&old.url, backend, 15).await;
         let p = pool(&db.url).await;
+        crate::pair_evidence::undo_0021(&p).await;
         let undo = match backend {
             Backend::Sqlite => UNDO_SQLITE,
             Backend::Postgres => UNDO_POSTGRES,
@@ -191,8 +120,8 @@ fn a_store_of_the_previous_schema_migrates(backend: Backend) {
         sqlx::raw_sql(undo).execute(&p).await.expect("undo 0015");
         p.close().await;
         assert_eq!(
-            shape(&db.url, backend).await,
-            shape(&old.url, backend).await
+            schema_shape(&db.url, backend).await,
+            schema_shape(&old.url, backend).await
         );
     });
 
@@ -225,7 +154,7 @@ fn a_store_of_the_previous_schema_migrates(backend: Backend) {
             .await;
         assert!(refused.is_err(), "verdicts stay append-only");
         p.close().await;
-        let shape = shape(&db.url, backend).await;
+        let shape = schema_shape(&db.url, backend).await;
         for index in ["segment_chunks_by_account", "verdict_accounts_by_account"] {
             assert!(
                 shape

@@ -29,6 +29,7 @@ mod model;
 mod model_versions;
 mod mysql_source;
 mod ops;
+mod pair_evidence;
 mod pictures;
 mod privacy;
 mod purge;

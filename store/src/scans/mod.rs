@@ -3,7 +3,7 @@
 //! `scan_accounts`). A rescan may store only the pairs it scored again, as a
 //! change to an earlier scan (`pairs.rs` reads through such chains).
 
-use super::sql::insert_rows;
+use super::sql::{insert_rows, insert_rows_as};
 use super::Backend;
 use super::{Result, Store, StoreError, StoredScan};
 pub(super) use pairs::PairFilter;
@@ -13,6 +13,7 @@ use schema::season::Season;
 use sqlx::{Any, Row, Transaction};
 
 mod accounts;
+mod evidence;
 mod pairs;
 mod signals;
 
@@ -314,42 +315,32 @@ async fn save_pairs(
     id: i64,
     pairs: &[PairScore],
 ) -> Result<()> {
-    let tops: Vec<(String, Option<String>)> = pairs
+    // Each pair with its evidence's bytes and its signals.
+    let rows: Vec<(&PairScore, Vec<u8>, Option<String>)> = pairs
         .iter()
         .zip(signals::stored(pairs))
-        .map(|(p, signals)| {
-            let top = &p.evidence.top_buckets;
-            let top = serde_json::to_string(top).expect("contributions serialize");
-            (top, signals)
-        })
+        .map(|(p, signals)| (p, evidence::encode(&p.evidence), signals))
         .collect();
-    let rows: Vec<(&PairScore, &(String, Option<String>))> = pairs.iter().zip(&tops).collect();
-    insert_rows(
+    // The evidence in its own value ([`evidence`]); the columns that held
+    // it before are left 0, NULL and ''.
+    insert_rows_as(
         backend,
         tx,
         "scan_pairs (scan_id, account_a, account_b, similarity, score_sum, score_weight, \
          same_ip_count, same_ip_score, other_ip_count, other_ip_score, moved_stalled_count, moved_stalled_score, \
          stalled_moved_count, stalled_moved_score, both_stalled_count, both_stalled_score, \
-         max_boost, max_boost_bucket, top_buckets, signals)",
-        20,
+         max_boost, max_boost_bucket, top_buckets, evidence, signals)",
+        "(?,?,?,?,?,?,0,0,0,0,0,0,0,0,0,0,0,NULL,'',?,?)",
         "",
         &rows,
-        |mut q, (p, (top, signals))| {
-            let e = &p.evidence;
-            q = q
-                .bind(id)
+        |q, (p, evidence, signals)| {
+            q.bind(id)
                 .bind(p.account_a.clone())
                 .bind(p.account_b.clone())
                 .bind(p.similarity)
                 .bind(p.sum)
-                .bind(p.weight);
-            for cell in Cell::ALL {
-                let t = e.tally(cell);
-                q = q.bind(t.count as i64).bind(t.score);
-            }
-            q.bind(e.max_boost as i64)
-                .bind(e.max_boost_bucket)
-                .bind(top.clone())
+                .bind(p.weight)
+                .bind(evidence.clone())
                 .bind(signals.clone())
         },
     )

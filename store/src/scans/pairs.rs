@@ -32,7 +32,7 @@ pub(crate) struct Level {
 const COLUMNS: &str = "SELECT account_a, account_b, similarity, score_sum, score_weight, \
      same_ip_count, same_ip_score, other_ip_count, other_ip_score, moved_stalled_count, moved_stalled_score, \
      stalled_moved_count, stalled_moved_score, both_stalled_count, both_stalled_score, \
-     max_boost, max_boost_bucket, top_buckets, signals FROM scan_pairs WHERE scan_id = $1";
+     max_boost, max_boost_bucket, top_buckets, signals, evidence FROM scan_pairs WHERE scan_id = $1";
 
 impl Store {
     /// The levels whose stored pairs make up scan `id`: itself first, then
@@ -187,8 +187,33 @@ impl Store {
     }
 }
 
-/// A `scan_pairs` row as the pair and its evidence.
+/// A `scan_pairs` row as the pair and its evidence: from its value of
+/// bytes ([`super::evidence`]), or, for a pair stored before there was one,
+/// from the columns.
 fn pair_of_row(r: &sqlx::any::AnyRow) -> Result<PairScore> {
+    let packed: Option<Vec<u8>> = r.try_get(19)?;
+    let mut evidence = match packed {
+        Some(data) => super::evidence::decode(&data)
+            .map_err(|e| StoreError::Corrupt(format!("the evidence of a pair: {e}")))?,
+        None => evidence_of_columns(r)?,
+    };
+    let signals: Option<String> = r.try_get(18)?;
+    evidence.signals = signals
+        .map(|s| serde_json::from_str(&s))
+        .transpose()
+        .map_err(|e| StoreError::Corrupt(format!("signals of a pair: {e}")))?;
+    Ok(PairScore {
+        account_a: r.try_get(0)?,
+        account_b: r.try_get(1)?,
+        similarity: r.try_get(2)?,
+        sum: r.try_get(3)?,
+        weight: r.try_get(4)?,
+        evidence,
+    })
+}
+
+/// The evidence of a pair stored before migration 0021, in its columns.
+fn evidence_of_columns(r: &sqlx::any::AnyRow) -> Result<Evidence> {
     let mut evidence = Evidence::default();
     for (k, cell) in Cell::ALL.into_iter().enumerate() {
         let count: i64 = r.try_get(5 + 2 * k)?;
@@ -203,17 +228,5 @@ fn pair_of_row(r: &sqlx::any::AnyRow) -> Result<PairScore> {
     let top: String = r.try_get(17)?;
     evidence.top_buckets = serde_json::from_str(&top)
         .map_err(|e| StoreError::Corrupt(format!("top buckets of a pair: {e}")))?;
-    let signals: Option<String> = r.try_get(18)?;
-    evidence.signals = signals
-        .map(|s| serde_json::from_str(&s))
-        .transpose()
-        .map_err(|e| StoreError::Corrupt(format!("signals of a pair: {e}")))?;
-    Ok(PairScore {
-        account_a: r.try_get(0)?,
-        account_b: r.try_get(1)?,
-        similarity: r.try_get(2)?,
-        sum: r.try_get(3)?,
-        weight: r.try_get(4)?,
-        evidence,
-    })
+    Ok(evidence)
 }

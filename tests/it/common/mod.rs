@@ -14,8 +14,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub mod browser;
 mod golden;
+mod migrations;
 #[allow(unused_imports)]
 pub use golden::*;
+pub use migrations::*;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_detect");
 
