@@ -8,35 +8,14 @@ use std::collections::{BTreeMap, BTreeSet};
 /// (either direction). Members sorted; cliques largest first, then by first
 /// member.
 pub fn cliques(pairs: &[PairScore], threshold: f64) -> Vec<Clique> {
-    let mut parent: BTreeMap<&str, &str> = BTreeMap::new();
-    fn root<'a>(parent: &mut BTreeMap<&'a str, &'a str>, mut x: &'a str) -> &'a str {
-        while let Some(&p) = parent.get(x) {
-            if p == x {
-                break;
-            }
-            let grand = parent[p];
-            parent.insert(x, grand);
-            x = p;
-        }
-        x
-    }
+    let mut linked = Linked::default();
     for p in pairs.iter().filter(|p| p.similarity >= threshold) {
-        for u in [p.account_a.as_str(), p.account_b.as_str()] {
-            parent.entry(u).or_insert(u);
-        }
-        let (ra, rb) = (
-            root(&mut parent, &p.account_a),
-            root(&mut parent, &p.account_b),
-        );
-        if ra != rb {
-            let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
-            parent.insert(hi, lo);
-        }
+        linked.link(&p.account_a, &p.account_b);
     }
-    let accounts: Vec<&str> = parent.keys().copied().collect();
+    let accounts: Vec<&str> = linked.parent.keys().copied().collect();
     let mut groups: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for u in accounts {
-        let r = root(&mut parent, u);
+        let r = linked.root(u);
         groups.entry(r).or_default().insert(u);
     }
     let mut out: Vec<Clique> = groups
@@ -52,6 +31,41 @@ pub fn cliques(pairs: &[PairScore], threshold: f64) -> Vec<Clique> {
             .then_with(|| x.members.cmp(&y.members))
     });
     out
+}
+
+/// Accounts joined into connected groups by the pairs linking them (a
+/// union-find over their names): cliques, and the groups of judged pairs
+/// that share accounts ([`crate::improved::verdicts::groups`]).
+#[derive(Debug, Default)]
+pub(crate) struct Linked<'a> {
+    parent: BTreeMap<&'a str, &'a str>,
+}
+
+impl<'a> Linked<'a> {
+    /// Joins the groups of `a` and `b` (each its own group until linked).
+    pub fn link(&mut self, a: &'a str, b: &'a str) {
+        for u in [a, b] {
+            self.parent.entry(u).or_insert(u);
+        }
+        let (ra, rb) = (self.root(a), self.root(b));
+        if ra != rb {
+            let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+            self.parent.insert(hi, lo);
+        }
+    }
+
+    /// The account that stands for `x`'s group (`x` itself when unlinked).
+    pub fn root(&mut self, mut x: &'a str) -> &'a str {
+        while let Some(&p) = self.parent.get(x) {
+            if p == x {
+                break;
+            }
+            let grand = self.parent[p];
+            self.parent.insert(x, grand);
+            x = p;
+        }
+        x
+    }
 }
 
 #[cfg(test)]

@@ -44,32 +44,16 @@ pub struct Verdict<'a> {
 /// groups are numbered from 0 in the order they first appear.
 pub fn groups<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<u64> {
     let pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
-    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut linked = crate::cliques::Linked::default();
     for &(a, b) in &pairs {
-        for x in [a, b] {
-            let n = index.len();
-            index.entry(x).or_insert(n);
-        }
+        linked.link(a, b);
     }
-    let mut parent: Vec<usize> = (0..index.len()).collect();
-    fn root(parent: &mut [usize], mut x: usize) -> usize {
-        while parent[x] != x {
-            parent[x] = parent[parent[x]];
-            x = parent[x];
-        }
-        x
-    }
-    for &(a, b) in &pairs {
-        let (x, y) = (root(&mut parent, index[a]), root(&mut parent, index[b]));
-        parent[x] = y;
-    }
-    let mut number: HashMap<usize, u64> = HashMap::new();
+    let mut number: HashMap<&str, u64> = HashMap::new();
     pairs
         .iter()
         .map(|&(a, _)| {
-            let r = root(&mut parent, index[a]);
             let n = number.len() as u64;
-            *number.entry(r).or_insert(n)
+            *number.entry(linked.root(a)).or_insert(n)
         })
         .collect()
 }
