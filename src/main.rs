@@ -4,6 +4,9 @@ use clap::{CommandFactory, FromArgMatches};
 use detect::ui;
 use std::process::ExitCode;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     ui::exit_quietly_on_broken_pipe();
     let matches = detect::cli::Cli::command()

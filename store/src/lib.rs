@@ -25,7 +25,7 @@
 //! `users` (the workbench's users and their sessions), `models` (improved
 //! mode's models, versioned), `links` (look-ups
 //! across scans for the web pages); `sql` holds the batched insert helper
-//! they share.
+//! they share; `pool` opens the connections.
 
 mod account_names;
 mod alerts;
@@ -39,6 +39,7 @@ mod migrations;
 mod models;
 mod moves;
 mod occurrences;
+mod pool;
 mod privacy;
 mod pseudonyms;
 mod purge;
@@ -67,9 +68,7 @@ pub use verdicts::VerdictError;
 use schema::model::*;
 use schema::rules::Limits;
 use schema::season::Season;
-use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::AnyPool;
-use std::str::FromStr;
 
 /// The store URL used when none is given: `detect.db` in the current
 /// directory.
@@ -252,94 +251,6 @@ pub(crate) struct NewMove {
     pub(crate) occurrence: u32,
 }
 
-/// A pool of connections to `url` (shown as `shown` in errors): one for
-/// SQLite, with its pragmas on each connection; eight for PostgreSQL. A
-/// first plain connection says why a server refuses.
-async fn connect(backend: Backend, url: &str, shown: &str) -> Result<sqlx::AnyPool> {
-    let connect_url = match backend {
-        Backend::Sqlite if !url.contains("mode=") => {
-            let sep = if url.contains('?') { '&' } else { '?' };
-            format!("{url}{sep}mode=rwc")
-        }
-        _ => url.to_owned(),
-    };
-    let options = AnyConnectOptions::from_str(&connect_url).map_err(|source| StoreError::Open {
-        url: shown.to_owned(),
-        source,
-    })?;
-    // One plain connection first: a pool that cannot connect only says
-    // it timed out, while this says why (refused, bad password, ...).
-    {
-        use sqlx::{ConnectOptions, Connection};
-        let conn = options.connect().await.map_err(|source| StoreError::Open {
-            url: shown.to_owned(),
-            source,
-        })?;
-        conn.close().await.ok();
-    }
-    AnyPoolOptions::new()
-        .max_connections(if backend == Backend::Sqlite { 1 } else { 8 })
-        .acquire_timeout(std::time::Duration::from_secs(10))
-        .after_connect(move |conn, _| {
-            Box::pin(async move {
-                if backend == Backend::Sqlite {
-                    // A large ingest is one transaction: a page cache of
-                    // 256 MB and statement journals in memory keep it
-                    // from rewriting the same pages on disk.
-                    for pragma in [
-                        "PRAGMA journal_mode = WAL",
-                        "PRAGMA synchronous = NORMAL",
-                        "PRAGMA foreign_keys = ON",
-                        "PRAGMA busy_timeout = 10000",
-                        "PRAGMA cache_size = -262144",
-                        "PRAGMA temp_store = MEMORY",
-                    ] {
-                        sqlx::query(pragma).execute(&mut *conn).await?;
-                    }
-                }
-                Ok(())
-            })
-        })
-        .connect_with(options)
-        .await
-        .map_err(|source| StoreError::Open {
-            url: shown.to_owned(),
-            source,
-        })
-}
-
-/// Brings the store's tables up to date. sqlx takes PostgreSQL's advisory
-/// lock around its migrations but no lock on SQLite: parallel first runs on
-/// a new file each applied migration N, and all but one failed ("duplicate
-/// column", "already exists"). Each migration is applied and recorded in
-/// one transaction, so a run that lost the race finds it recorded when it
-/// tries again; SQLite's runs retry, a little later each time.
-async fn migrate(
-    backend: Backend,
-    pool: &AnyPool,
-) -> std::result::Result<(), sqlx::migrate::MigrateError> {
-    let migrator = migrations::migrator(backend).await;
-    let tries = match backend {
-        Backend::Sqlite => 40,
-        Backend::Postgres => 1,
-    };
-    let mut tried: u64 = 0;
-    loop {
-        match migrator.run(pool).await {
-            Ok(()) => return Ok(()),
-            Err(e) if tried + 1 >= tries => return Err(e),
-            Err(e) => {
-                tried += 1;
-                tracing::debug!("migrations raced another process ({e}); trying again");
-                // Spread the retries of processes that started together.
-                let jitter = u64::from(std::process::id() % 17);
-                let wait = 20 * tried.min(10) + jitter;
-                tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
-            }
-        }
-    }
-}
-
 impl Store {
     /// Opens (creating an SQLite file if needed) and migrates the store.
     pub async fn open(url: &str) -> Result<Store> {
@@ -371,9 +282,9 @@ impl Store {
         } else {
             return Err(StoreError::UnknownBackend(shown));
         };
-        let pool = connect(backend, &url, &shown).await?;
+        let pool = pool::connect(backend, &url, &shown).await?;
         if migrated {
-            migrate(backend, &pool)
+            migrations::migrate(backend, &pool)
                 .await
                 .map_err(|source| StoreError::Migrate {
                     url: shown.clone(),

@@ -61,6 +61,38 @@ pub(crate) async fn migrator(backend: Backend) -> Migrator {
         .expect("embedded migrations resolve without I/O")
 }
 
+/// Brings the store's tables up to date. sqlx takes PostgreSQL's advisory
+/// lock around its migrations but no lock on SQLite: parallel first runs on
+/// a new file each applied migration N, and all but one failed ("duplicate
+/// column", "already exists"). Each migration is applied and recorded in
+/// one transaction, so a run that lost the race finds it recorded when it
+/// tries again; SQLite's runs retry, a little later each time.
+pub(crate) async fn migrate(
+    backend: Backend,
+    pool: &sqlx::AnyPool,
+) -> std::result::Result<(), sqlx::migrate::MigrateError> {
+    let migrator = migrator(backend).await;
+    let tries = match backend {
+        Backend::Sqlite => 40,
+        Backend::Postgres => 1,
+    };
+    let mut tried: u64 = 0;
+    loop {
+        match migrator.run(pool).await {
+            Ok(()) => return Ok(()),
+            Err(e) if tried + 1 >= tries => return Err(e),
+            Err(e) => {
+                tried += 1;
+                tracing::debug!("migrations raced another process ({e}); trying again");
+                // Spread the retries of processes that started together.
+                let jitter = u64::from(std::process::id() % 17);
+                let wait = 20 * tried.min(10) + jitter;
+                tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
