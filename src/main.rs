@@ -4,6 +4,10 @@ use clap::{CommandFactory, FromArgMatches};
 use detect::ui;
 use std::process::ExitCode;
 
+/// mimalloc, without transparent huge pages: a profile of a 2M-move ingest
+/// had a fifth of its samples in glibc's allocator, and with huge pages a
+/// scan spent a quarter of its samples zeroing 2 MiB pages it had barely
+/// touched (BENCHMARKS.md, "SQLite's memory count off, mimalloc").
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
