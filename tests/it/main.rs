@@ -27,6 +27,7 @@ mod ingest;
 mod keyed_errors;
 mod model;
 mod model_versions;
+mod moves_index;
 mod mysql_source;
 mod ops;
 mod pair_evidence;

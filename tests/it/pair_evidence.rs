@@ -12,10 +12,11 @@
 use crate::common::*;
 use sqlx::{AnyPool, Row};
 
-/// Undoes migration 0021 on the store behind `p`: every pair's evidence
+/// Undoes migration 0021 (after 0022) on the store behind `p`: every pair's evidence
 /// into the columns the previous release kept it in, the column and the
 /// index as they were.
 pub(crate) async fn undo_0021(p: &AnyPool) {
+    crate::moves_index::undo_0022(p).await;
     let rows = sqlx::query("SELECT scan_id, account_a, account_b, evidence FROM scan_pairs")
         .fetch_all(p)
         .await
@@ -114,7 +115,7 @@ impl Evidence {
 }
 
 /// Everything a moderator reads of season 1's pairs.
-fn reads(db: &TestDb) -> Vec<String> {
+pub(crate) fn reads(db: &TestDb) -> Vec<String> {
     let mut out: Vec<String> = ["text", "json", "csv"]
         .iter()
         .map(|f| db.ok(&["report", "--season", "1", "--format", f, "--all"]))
@@ -131,7 +132,7 @@ fn reads(db: &TestDb) -> Vec<String> {
 
 /// A store of season 1 with the moves of `parts` ingested, each followed
 /// by a scan (a whole scan, then rescans stored as changes to it).
-fn scanned(backend: Backend, parts: &[Vec<String>]) -> TestDb {
+pub(crate) fn scanned(backend: Backend, parts: &[Vec<String>]) -> TestDb {
     let db = TestDb::new(backend);
     db.ok(&["season", "add", "1", "--games", "^4pLeague_"]);
     for lines in parts {
