@@ -1,8 +1,8 @@
 //! # detect-schema
 //!
 //! The vocabulary every other crate of `detect` speaks: moves, segments,
-//! seasons, candidate pairs and the evidence behind a similarity score, and
-//! moderators' verdicts.
+//! seasons, candidate pairs and the evidence behind a similarity score,
+//! moderators' verdicts, and accounts linked into groups (`linked`).
 //!
 //! What it is not: it does not parse move logs (that is `detect-ingest`), it
 //! does not score (that is `detect-scoring`), and it does not store (that is
@@ -11,6 +11,7 @@
 
 pub mod address;
 pub mod ip_counts;
+pub mod linked;
 pub mod model;
 mod names;
 pub mod pseudonym;

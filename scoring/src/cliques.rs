@@ -1,6 +1,7 @@
 //! Cliques: connected groups of accounts linked by flagged pairs (SPEC
 //! section 5).
 
+use schema::linked::Linked;
 use schema::{Clique, PairScore};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -12,7 +13,7 @@ pub fn cliques(pairs: &[PairScore], threshold: f64) -> Vec<Clique> {
     for p in pairs.iter().filter(|p| p.similarity >= threshold) {
         linked.link(&p.account_a, &p.account_b);
     }
-    let accounts: Vec<&str> = linked.parent.keys().copied().collect();
+    let accounts: Vec<&str> = linked.accounts().collect();
     let mut groups: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
     for u in accounts {
         let r = linked.root(u);
@@ -31,41 +32,6 @@ pub fn cliques(pairs: &[PairScore], threshold: f64) -> Vec<Clique> {
             .then_with(|| x.members.cmp(&y.members))
     });
     out
-}
-
-/// Accounts joined into connected groups by the pairs linking them (a
-/// union-find over their names): cliques, and the groups of judged pairs
-/// that share accounts ([`crate::improved::verdicts::groups`]).
-#[derive(Debug, Default)]
-pub(crate) struct Linked<'a> {
-    parent: BTreeMap<&'a str, &'a str>,
-}
-
-impl<'a> Linked<'a> {
-    /// Joins the groups of `a` and `b` (each its own group until linked).
-    pub fn link(&mut self, a: &'a str, b: &'a str) {
-        for u in [a, b] {
-            self.parent.entry(u).or_insert(u);
-        }
-        let (ra, rb) = (self.root(a), self.root(b));
-        if ra != rb {
-            let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
-            self.parent.insert(hi, lo);
-        }
-    }
-
-    /// The account that stands for `x`'s group (`x` itself when unlinked).
-    pub fn root(&mut self, mut x: &'a str) -> &'a str {
-        while let Some(&p) = self.parent.get(x) {
-            if p == x {
-                break;
-            }
-            let grand = self.parent[p];
-            self.parent.insert(x, grand);
-            x = p;
-        }
-        x
-    }
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@ pub struct Verdict<'a> {
 /// groups are numbered from 0 in the order they first appear.
 pub fn groups<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Vec<u64> {
     let pairs: Vec<(&str, &str)> = pairs.into_iter().collect();
-    let mut linked = crate::cliques::Linked::default();
+    let mut linked = schema::linked::Linked::default();
     for &(a, b) in &pairs {
         linked.link(a, b);
     }

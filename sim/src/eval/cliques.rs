@@ -3,7 +3,7 @@
 
 use crate::truth::{Style, TruthIndex};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 /// How much of a truth group the cliques recovered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -57,47 +57,15 @@ pub struct CliqueRecovery {
     pub outcomes: Vec<GroupOutcome>,
 }
 
-/// Union-find over account names.
-struct Components<'a> {
-    parent: HashMap<&'a str, &'a str>,
-}
-
-impl<'a> Components<'a> {
-    fn root(&mut self, mut x: &'a str) -> &'a str {
-        while let Some(&p) = self.parent.get(x) {
-            if p == x {
-                break;
-            }
-            let g = self.parent[p];
-            self.parent.insert(x, g);
-            x = p;
-        }
-        x
-    }
-
-    fn join(&mut self, a: &'a str, b: &'a str) {
-        for u in [a, b] {
-            self.parent.entry(u).or_insert(u);
-        }
-        let (ra, rb) = (self.root(a), self.root(b));
-        if ra != rb {
-            let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
-            self.parent.insert(hi, lo);
-        }
-    }
-}
-
 pub(super) fn clique_recovery(
     flagged: &[(f64, bool, &str, &str)],
     ix: &TruthIndex<'_>,
 ) -> CliqueRecovery {
-    let mut uf = Components {
-        parent: HashMap::new(),
-    };
+    let mut uf = schema::linked::Linked::default();
     for &(_, _, a, b) in flagged {
-        uf.join(a, b);
+        uf.link(a, b);
     }
-    let names: Vec<&str> = uf.parent.keys().copied().collect();
+    let names: Vec<&str> = uf.accounts().collect();
     let mut members: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for u in names {
         let r = uf.root(u);
@@ -118,7 +86,7 @@ pub(super) fn clique_recovery(
     for g in &ix.truth.groups {
         let mut per_clique: BTreeMap<&str, usize> = BTreeMap::new();
         for a in &g.accounts {
-            if uf.parent.contains_key(a.as_str()) {
+            if uf.contains(a) {
                 *per_clique.entry(uf.root(a)).or_default() += 1;
             }
         }
