@@ -1,7 +1,7 @@
 //! Participants and candidate pairs (SPEC section 3).
 
 use crate::{day_in_season, days_in_season};
-use rustc_hash::FxHashMap;
+use rayon::prelude::*;
 use schema::{AccountId, CrowdedAddress, Season, SeasonError, Segments};
 
 /// The season's participants: accounts with at least one move in a game whose
@@ -44,15 +44,20 @@ pub fn candidate_pairs(
     let (pairs, crowded) = candidate_ids(segments, participants, season, crowd_limit);
     let name = |u: AccountId| segments.accounts.name(u);
     let mut pairs: Vec<(AccountId, AccountId)> = pairs
-        .into_iter()
+        .into_par_iter()
         .map(|(x, y)| if name(x) < name(y) { (x, y) } else { (y, x) })
         .collect();
-    pairs.sort_unstable_by(|p, q| (name(p.0), name(p.1)).cmp(&(name(q.0), name(q.1))));
+    // Distinct pairs: one order, whichever sort gives it.
+    pairs.par_sort_unstable_by(|p, q| (name(p.0), name(p.1)).cmp(&(name(q.0), name(q.1))));
     (pairs, crowded)
 }
 
 /// [`candidate_pairs`] by id: each pair once, `(x, y)` with `x < y`, in
 /// id order.
+///
+/// The season's sightings are sorted by (day, IP) on every core, so that
+/// each (IP, day)'s accounts lie side by side, and the groups are paired on
+/// every core too: no table of groups, no list for each.
 pub fn candidate_ids(
     segments: &Segments,
     participants: &[AccountId],
@@ -63,39 +68,44 @@ pub fn candidate_ids(
     for &u in participants {
         member[u as usize] = true;
     }
-    let mut groups: FxHashMap<(i64, u32), Vec<AccountId>> = FxHashMap::default();
-    for d in &segments.ip_days {
-        if member[d.account as usize] && day_in_season(d.day, season) {
-            groups.entry((d.day, d.ip)).or_default().push(d.account);
-        }
-    }
+    let mut seen: Vec<(i64, u32, AccountId)> = segments
+        .ip_days
+        .par_iter()
+        .filter(|d| member[d.account as usize] && day_in_season(d.day, season))
+        .map(|d| (d.day, d.ip, d.account))
+        .collect();
+    seen.par_sort_unstable();
+    seen.dedup();
+    let groups: Vec<&[(i64, u32, AccountId)]> =
+        seen.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)).collect();
     // A pair met on several (IP, day)s is found once for each: pairs are
     // made unique by id, cheaply (`candidate_pairs` sorts fewer by names).
-    let mut pairs: Vec<u64> = Vec::new();
-    let mut crowded = Vec::new();
-    for ((day, ip), mut accounts) in groups {
-        accounts.sort_unstable();
-        accounts.dedup();
-        if accounts.len() > crowd_limit {
-            crowded.push(CrowdedAddress {
-                day,
-                ip: segments.ips.name(ip).to_owned(),
-                accounts: accounts.len(),
-            });
-            continue;
-        }
-        for (i, &x) in accounts.iter().enumerate() {
-            for &y in &accounts[i + 1..] {
-                // `accounts` is sorted: x < y.
-                pairs.push((x as u64) << 32 | y as u64);
-            }
-        }
-    }
-    pairs.sort_unstable();
+    let mut pairs: Vec<u64> = groups
+        .par_iter()
+        .filter(|g| g.len() <= crowd_limit)
+        .flat_map_iter(|g| {
+            // Sorted by account within the group: x < y.
+            g.iter().enumerate().flat_map(move |(i, &(_, _, x))| {
+                g[i + 1..]
+                    .iter()
+                    .map(move |&(_, _, y)| (x as u64) << 32 | y as u64)
+            })
+        })
+        .collect();
+    pairs.par_sort_unstable();
     pairs.dedup();
     let pairs = pairs
         .into_iter()
         .map(|p| ((p >> 32) as AccountId, p as AccountId))
+        .collect();
+    let mut crowded: Vec<CrowdedAddress> = groups
+        .iter()
+        .filter(|g| g.len() > crowd_limit)
+        .map(|g| CrowdedAddress {
+            day: g[0].0,
+            ip: segments.ips.name(g[0].1).to_owned(),
+            accounts: g.len(),
+        })
         .collect();
     crowded.sort_by(|a, b| b.accounts.cmp(&a.accounts).then_with(|| a.cmp(b)));
     (pairs, crowded)

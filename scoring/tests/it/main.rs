@@ -5,6 +5,7 @@
 mod common;
 
 mod bits;
+mod candidates;
 mod improved;
 mod improved_fit;
 mod improved_handoffs;
