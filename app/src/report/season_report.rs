@@ -87,7 +87,9 @@ pub fn from_logs(
     out: &mut dyn Write,
 ) -> Result<usize> {
     let season = logs.season()?;
+    let started = std::time::Instant::now();
     let (segments, times) = read_logs(logs, params)?;
+    tracing::debug!(ms = started.elapsed().as_millis() as u64, "logs read");
     let bar = crate::progress::step("scoring");
     // The pseudonyms walk every segment once: beside the scoring, on
     // the core its sequential steps leave idle.
@@ -100,6 +102,7 @@ pub fn from_logs(
     );
     let result = result?;
     bar.finish();
+    tracing::debug!(ms = started.elapsed().as_millis() as u64, "season scored");
     ensure_participants(&season, &result, !segments.accounts.is_empty())?;
     let info = ScanInfo {
         quiet: show.quiet,
@@ -110,6 +113,7 @@ pub fn from_logs(
     let reviewed = Reviewed::new(&result, &[], show.all, show.reopen_margin);
     let pictures = Some((&segments, &pseudonyms));
     write_report(out, show, &season, &info, &result, &reviewed, pictures)?;
+    tracing::debug!(ms = started.elapsed().as_millis() as u64, "report written");
     let flagged = reviewed.to_review.flagged().count();
     // The process ends with the report: handing back a 10M-move world's
     // gigabytes block by block took about a second, for nothing.

@@ -15,6 +15,7 @@ mod improved_pace;
 mod improved_scan_path;
 mod improved_timing;
 mod improved_verdicts;
+mod order;
 mod rescan;
 mod runs;
 mod similarity;
