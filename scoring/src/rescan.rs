@@ -46,46 +46,31 @@ pub struct Rescan {
 /// span), its sightings and its game days in the season, IPs and games by
 /// name.
 pub fn digests(segments: &Segments, season: &Season) -> AccountDigests {
-    let text = |s: &str| {
+    let text = |s: &String| {
         let mut h = FxHasher::default();
         s.hash(&mut h);
         h.finish()
     };
-    let ip: Vec<u64> = segments
-        .ips
-        .as_slice()
-        .par_iter()
-        .map(|s| text(s))
-        .collect();
-    let game: Vec<u64> = segments.games.as_slice().iter().map(|s| text(s)).collect();
-    // Sightings and game days are summed, not hashed in a row: their
-    // stored order follows IP and game ids, which a cut from an earlier move
-    // numbers anew.
-    let mut sightings: Vec<Option<u64>> = vec![None; segments.by_account.len()];
-    let mut add = |account: AccountId, parts: [u64; 3]| {
-        let mut h = FxHasher::default();
-        parts.iter().for_each(|&p| h.write_u64(p));
-        let sum = sightings[account as usize].get_or_insert(0);
-        *sum = sum.wrapping_add(mix(h.finish()));
-    };
-    for d in segments
-        .ip_days
-        .iter()
-        .filter(|d| day_in_season(d.day, season))
-    {
-        add(d.account, [d.day as u64, ip[d.ip as usize], 0]);
-    }
-    let in_range = |d: &&schema::GameDays| days_in_season(d.first_day, d.last_day, season);
-    for d in segments.game_days.iter().filter(in_range) {
-        let days = (d.first_day as u64) << 32 | (d.last_day as u64 & 0xffff_ffff);
-        add(d.account, [game[d.game as usize], days, 1]);
-    }
+    let (ip, game): (Vec<u64>, Vec<u64>) = rayon::join(
+        || segments.ips.as_slice().par_iter().map(text).collect(),
+        || segments.games.as_slice().par_iter().map(text).collect(),
+    );
+    // Each account's sightings and game days (both sorted by account).
+    let ip_days = by_account(&segments.ip_days, segments.by_account.len(), |d| d.account);
+    let game_days = by_account(&segments.game_days, segments.by_account.len(), |d| {
+        d.account
+    });
     let named: Vec<(String, u64)> = segments
         .by_account
         .par_iter()
-        .zip(sightings)
         .enumerate()
-        .filter_map(|(u, (segs, seen))| {
+        .filter_map(|(u, segs)| {
+            let seen = sightings(
+                &segments.ip_days[ip_days[u]..ip_days[u + 1]],
+                &segments.game_days[game_days[u]..game_days[u + 1]],
+                season,
+                (&ip, &game),
+            );
             let segs = in_season(segs, season, segments.bucket_seconds);
             if segs.is_empty() && seen.is_none() {
                 return None;
@@ -109,6 +94,50 @@ pub fn digests(segments: &Segments, season: &Season) -> AccountDigests {
         })
         .collect();
     AccountDigests::new(named)
+}
+
+/// Where each account's records begin in `records` (sorted by account),
+/// and where the last one's end: `accounts + 1` offsets.
+fn by_account<T>(records: &[T], accounts: usize, account: impl Fn(&T) -> AccountId) -> Vec<usize> {
+    let mut from = vec![records.len(); accounts + 1];
+    for (i, r) in records.iter().enumerate().rev() {
+        from[account(r) as usize] = i;
+    }
+    // Accounts without records start where the next one does.
+    for u in (0..accounts).rev() {
+        from[u] = from[u].min(from[u + 1]);
+    }
+    from
+}
+
+/// An account's sightings and game days in the season, by IP and game
+/// name hashes, summed rather than hashed in a row: their stored order
+/// follows IP and game ids, which a cut from an earlier move numbers anew.
+/// `None` when it has neither.
+fn sightings(
+    ip_days: &[schema::IpDay],
+    game_days: &[schema::GameDays],
+    season: &Season,
+    (ip, game): (&[u64], &[u64]),
+) -> Option<u64> {
+    let mut sum: Option<u64> = None;
+    let mut add = |parts: [u64; 3]| {
+        let mut h = FxHasher::default();
+        parts.iter().for_each(|&p| h.write_u64(p));
+        let s = sum.get_or_insert(0);
+        *s = s.wrapping_add(mix(h.finish()));
+    };
+    for d in ip_days.iter().filter(|d| day_in_season(d.day, season)) {
+        add([d.day as u64, ip[d.ip as usize], 0]);
+    }
+    for d in game_days
+        .iter()
+        .filter(|d| days_in_season(d.first_day, d.last_day, season))
+    {
+        let days = (d.first_day as u64) << 32 | (d.last_day as u64 & 0xffff_ffff);
+        add([game[d.game as usize], days, 1]);
+    }
+    sum
 }
 
 /// Scores the season again after [`Previous`]: every candidate pair naming
