@@ -4,7 +4,7 @@ use super::super::{Result, Store, StoreError, StoredSegmentation};
 use super::chunk::decode;
 use super::days;
 use futures_util::TryStreamExt;
-use rayon::slice::ParallelSliceMut;
+use rayon::prelude::*;
 use schema::model::*;
 use sqlx::Row;
 
@@ -31,12 +31,21 @@ impl Store {
         let generation: i64 = row.try_get(2)?;
 
         let mut segs = Segments::new(bucket_seconds);
+        let started = std::time::Instant::now();
         self.load_chunks(id, &mut segs).await?;
+        let chunks = started.elapsed();
         self.load_account_days(id, &mut segs).await?;
+        let days = started.elapsed();
         // Both cores: a tick's rescan waits on this load.
         rayon::join(
-            || segs.ip_days.par_sort_unstable(),
-            || segs.game_days.par_sort_unstable(),
+            || sort_in_account_blocks(&mut segs.ip_days, |d| d.account),
+            || sort_in_account_blocks(&mut segs.game_days, |d| d.account),
+        );
+        tracing::debug!(
+            chunks_ms = chunks.as_millis() as u64,
+            days_ms = (days - chunks).as_millis() as u64,
+            sort_ms = (started.elapsed() - days).as_millis() as u64,
+            "segmentation loaded"
         );
         Ok(Some(StoredSegmentation {
             segments: segs,
@@ -113,4 +122,58 @@ fn account_of(segs: &mut Segments, name: &str) -> usize {
         segs.by_account.push(Vec::new());
     }
     u
+}
+
+/// Sorts records whose order begins with their account, and that come as
+/// blocks of one account each (an account's row of days is decoded at a
+/// time): the blocks are put in account order, then each account's records
+/// sorted, on every core. The same order as sorting them whole, in about
+/// half the time (0.15 s against 0.27 s for the 10M records of the 10M
+/// sparse world).
+fn sort_in_account_blocks<T: Ord + Copy + Send>(
+    records: &mut Vec<T>,
+    account: impl Fn(&T) -> AccountId,
+) {
+    let mut blocks: Vec<&[T]> = records.chunk_by(|a, b| account(a) == account(b)).collect();
+    if blocks
+        .windows(2)
+        .any(|w| account(&w[0][0]) > account(&w[1][0]))
+    {
+        blocks.sort_by_key(|b| account(&b[0]));
+        let gathered: Vec<T> = blocks.concat();
+        *records = gathered;
+    }
+    let mut runs: Vec<&mut [T]> = records
+        .chunk_by_mut(|a, b| account(a) == account(b))
+        .collect();
+    runs.par_iter_mut().for_each(|run| run.sort_unstable());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Blocks of one account each, in any order of accounts (an
+        /// account's records in several blocks too): the whole sort's order.
+        #[test]
+        fn blocks_sort_as_the_whole(
+            blocks in prop::collection::vec(
+                (0..6u32, prop::collection::vec((0..4i64, 0..3u32), 1..6)),
+                0..20,
+            ),
+        ) {
+            let mut records: Vec<IpDay> = blocks
+                .iter()
+                .flat_map(|(account, days)| {
+                    days.iter().map(|&(day, ip)| IpDay { account: *account, day, ip })
+                })
+                .collect();
+            let mut want = records.clone();
+            want.sort_unstable();
+            sort_in_account_blocks(&mut records, |d| d.account);
+            prop_assert_eq!(records, want);
+        }
+    }
 }
