@@ -298,6 +298,19 @@ pub(crate) fn season_rows(
         .collect()
 }
 
+/// Where each account's records begin in `records`, sorted by account (a
+/// season's sightings or game days), for accounts `0..accounts`, and where
+/// the last one's end: account `u`'s are `records[starts[u]..starts[u + 1]]`.
+pub(crate) fn account_starts<T>(
+    records: &[T],
+    accounts: usize,
+    account: impl Fn(&T) -> AccountId,
+) -> Vec<u32> {
+    (0..=accounts)
+        .map(|u| records.partition_point(|r| (account(r) as usize) < u) as u32)
+        .collect()
+}
+
 /// A scan's result from its scored directed pairs: the pairs in the report
 /// order ([`sort_pairs`]) and the cliques of those flagged at the
 /// threshold.

@@ -13,8 +13,8 @@
 //!   since that adds or removes pairs among accounts who did not change.
 
 use crate::{
-    both_directions, candidate_ids, day_in_season, days_in_season, in_season, participants,
-    reference_scores, scan_result, season_rows, sort_pairs, ScanError,
+    account_starts, both_directions, candidate_ids, day_in_season, days_in_season, in_season,
+    participants, reference_scores, scan_result, season_rows, sort_pairs, ScanError,
 };
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
@@ -56,18 +56,17 @@ pub fn digests(segments: &Segments, season: &Season) -> AccountDigests {
         || segments.games.as_slice().par_iter().map(text).collect(),
     );
     // Each account's sightings and game days (both sorted by account).
-    let ip_days = by_account(&segments.ip_days, segments.by_account.len(), |d| d.account);
-    let game_days = by_account(&segments.game_days, segments.by_account.len(), |d| {
-        d.account
-    });
+    let accounts = segments.by_account.len();
+    let ip_days = account_starts(&segments.ip_days, accounts, |d| d.account);
+    let game_days = account_starts(&segments.game_days, accounts, |d| d.account);
     let named: Vec<(String, u64)> = segments
         .by_account
         .par_iter()
         .enumerate()
         .filter_map(|(u, segs)| {
             let seen = sightings(
-                &segments.ip_days[ip_days[u]..ip_days[u + 1]],
-                &segments.game_days[game_days[u]..game_days[u + 1]],
+                &segments.ip_days[ip_days[u] as usize..ip_days[u + 1] as usize],
+                &segments.game_days[game_days[u] as usize..game_days[u + 1] as usize],
                 season,
                 (&ip, &game),
             );
@@ -94,20 +93,6 @@ pub fn digests(segments: &Segments, season: &Season) -> AccountDigests {
         })
         .collect();
     AccountDigests::new(named)
-}
-
-/// Where each account's records begin in `records` (sorted by account),
-/// and where the last one's end: `accounts + 1` offsets.
-fn by_account<T>(records: &[T], accounts: usize, account: impl Fn(&T) -> AccountId) -> Vec<usize> {
-    let mut from = vec![records.len(); accounts + 1];
-    for (i, r) in records.iter().enumerate().rev() {
-        from[account(r) as usize] = i;
-    }
-    // Accounts without records start where the next one does.
-    for u in (0..accounts).rev() {
-        from[u] = from[u].min(from[u + 1]);
-    }
-    from
 }
 
 /// An account's sightings and game days in the season, by IP and game

@@ -114,14 +114,7 @@ impl<'s> Context<'s> {
             },
         );
         let accounts = segments.by_account.len().max(segments.accounts.len());
-        let mut ip_days_from = Vec::with_capacity(accounts + 1);
-        for u in 0..=accounts {
-            ip_days_from.push(
-                segments
-                    .ip_days
-                    .partition_point(|d| (d.account as usize) < u) as u32,
-            );
-        }
+        let ip_days_from = crate::account_starts(&segments.ip_days, accounts, |d| d.account);
         let mut cx = Context {
             segments,
             season,

@@ -238,13 +238,7 @@ impl<'s> Scope<'s> {
         members: &[AccountId],
     ) -> Self {
         let accounts = segments.by_account.len().max(segments.accounts.len());
-        let ip_days_from = (0..=accounts)
-            .map(|u| {
-                segments
-                    .ip_days
-                    .partition_point(|d| (d.account as usize) < u) as u32
-            })
-            .collect();
+        let ip_days_from = crate::account_starts(&segments.ip_days, accounts, |d| d.account);
         let mut member = vec![false; accounts];
         for &u in members {
             member[u as usize] = true;
