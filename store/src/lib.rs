@@ -337,7 +337,7 @@ impl Store {
     /// `BEGIN IMMEDIATE`, so a second writer waits (the busy timeout) for
     /// the first to finish, instead of failing with `database is locked`
     /// when its read transaction cannot become a write transaction.
-    pub(crate) async fn begin_write(&self) -> Result<sqlx::Transaction<'_, sqlx::Any>> {
+    pub(crate) async fn begin_write(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>> {
         Ok(match self.backend {
             Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
             Backend::Postgres => self.pool.begin().await?,

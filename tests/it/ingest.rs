@@ -119,6 +119,49 @@ fn bad_file_is_rejected_whole_postgres() {
     bad_file_is_rejected_whole(Backend::Postgres);
 }
 
+/// `n` distinct moves from `from` on, a minute apart, as JSON lines.
+fn many_moves(from: usize, n: usize) -> String {
+    (from..from + n)
+        .map(|i| {
+            format!(
+                "{{\"username\": \"u{}\", \"game\": \"4pLeague_S7_G{}\", \"timestamp\": {}, \"ip\": \"10.0.{}.{}\"}}\n",
+                i % 300,
+                i % 50,
+                1_430_640_000 + 60 * i as i64,
+                i % 7,
+                i % 11 + 1
+            )
+        })
+        .collect()
+}
+
+/// A file is stored a chunk at a time while the next is read: counts over
+/// several chunks in flight, with moves stored before among them, and the
+/// same store as one file of the same moves.
+fn files_of_several_chunks(backend: Backend) {
+    let db = TestDb::new(backend);
+    let a = write(&db, "a.jsonl", many_moves(0, 12_000).as_bytes());
+    assert_eq!(counts(&db.ok(&["ingest", &a])), (12_000, 12_000, 0, 0));
+    // The last 7,000 again, and 3,000 new ones.
+    let b = write(&db, "b.jsonl", many_moves(5_000, 10_000).as_bytes());
+    assert_eq!(counts(&db.ok(&["ingest", &b])), (10_000, 3_000, 0, 7_000));
+
+    let whole = TestDb::new(backend);
+    let all = write(&whole, "all.jsonl", many_moves(0, 15_000).as_bytes());
+    assert_eq!(counts(&whole.ok(&["ingest", &all])), (15_000, 15_000, 0, 0));
+    assert_eq!(stored_buckets(&db), stored_buckets(&whole));
+}
+
+#[test]
+fn files_of_several_chunks_sqlite() {
+    files_of_several_chunks(Backend::Sqlite);
+}
+
+#[test]
+fn files_of_several_chunks_postgres() {
+    files_of_several_chunks(Backend::Postgres);
+}
+
 #[test]
 fn csv_gzip_and_stdin_read_the_same_moves() {
     use std::io::Write;

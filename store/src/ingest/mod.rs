@@ -5,15 +5,15 @@
 //! them, and bumps the moves generation at commit. The command line, the
 //! daemon's watched directories and its site databases all feed it.
 
+mod insert;
+
 use super::moves::generation_key;
 use super::occurrences::Occurrences;
-use super::privacy::{self, IpKey};
-use super::sql::insert_rows;
-use super::{purge, Backend, NewMove, Result, Store, StoreError};
-use schema::rules::Limits;
-use schema::{Epoch, Move};
-use sqlx::{Any, Row, Transaction};
-use std::collections::BTreeSet;
+use super::privacy;
+use super::{purge, NewMove, Result, Store};
+use insert::{Inserted, Inserter, Writer};
+use schema::Move;
+use sqlx::Row;
 
 /// Moves handed to the store per insert statement batch.
 const INSERT_CHUNK: usize = 5000;
@@ -21,16 +21,15 @@ const INSERT_CHUNK: usize = 5000;
 /// An ingest in progress: one transaction. Moves already stored are ignored
 /// and counted as duplicates.
 pub struct IngestBatch<'s> {
-    backend: Backend,
-    tx: Transaction<'s, Any>,
+    /// The transaction, with the chunk of moves being written, if any.
+    writer: Writer,
+    /// How a chunk is written: the site every move of the batch belongs
+    /// to, its key, its limits and its purge cutoff.
+    inserter: Inserter,
     stored: u64,
-    limits: Limits,
-    ip_key: Option<std::sync::Arc<IpKey>>,
-    /// Moves before this were purged: they are not stored again.
-    purged_before: Option<Epoch>,
     expired: u64,
-    /// The site every move of the batch belongs to.
-    site: std::sync::Arc<str>,
+    /// The store the batch writes to (its transaction is its own).
+    store: std::marker::PhantomData<&'s Store>,
     /// Numbers identical moves pushed into the batch.
     occurrences: Occurrences,
     /// Moves pushed and not yet stored.
@@ -62,14 +61,17 @@ impl Store {
         privacy::check_ingest_key(&mut tx, self.ip_key.as_ref()).await?;
         let purged_before = purge::purged_before(&mut tx).await?;
         Ok(IngestBatch {
-            backend: self.backend,
-            tx,
+            writer: Writer::new(tx),
+            inserter: Inserter {
+                backend: self.backend,
+                limits: self.limits,
+                ip_key: self.ip_key.clone(),
+                purged_before,
+                site: self.site.clone(),
+            },
             stored: 0,
-            limits: self.limits,
-            ip_key: self.ip_key.clone(),
-            purged_before,
             expired: 0,
-            site: self.site.clone(),
+            store: std::marker::PhantomData,
             occurrences: numbering,
             pending: Vec::new(),
         })
@@ -81,7 +83,7 @@ impl IngestBatch<'_> {
     /// the numbering it went on from), and stored once a chunk is full (or
     /// at commit).
     pub async fn push(&mut self, m: Move) -> Result<()> {
-        let key = self.ip_key.as_deref();
+        let key = self.inserter.ip_key.as_deref();
         let numbered = self
             .occurrences
             .number(m, |ip| privacy::stored_ip(key, ip).0);
@@ -92,32 +94,46 @@ impl IngestBatch<'_> {
         Ok(())
     }
 
-    /// Stores the moves pushed and not yet stored.
+    /// Starts storing the moves pushed and not yet stored, once the chunk
+    /// before them is stored: the next chunk is read meanwhile.
     pub(super) async fn flush(&mut self) -> Result<()> {
         if !self.pending.is_empty() {
-            let chunk = std::mem::take(&mut self.pending);
-            self.insert(&chunk).await?;
-            self.pending = chunk;
-            self.pending.clear();
+            let chunk = std::mem::replace(&mut self.pending, Vec::with_capacity(INSERT_CHUNK));
+            let before = self.writer.start(&self.inserter, chunk).await?;
+            self.count(before);
         }
         Ok(())
     }
 
-    /// Moves stored for the first time so far (pushed moves count once they
-    /// are flushed; [`IngestBatch::commit`] returns the final count).
-    pub async fn stored_so_far(&mut self) -> Result<u64> {
+    /// Stores what was pushed, and waits until it is stored.
+    async fn settle(&mut self) -> Result<()> {
         self.flush().await?;
+        let done = self.writer.settle().await?;
+        self.count(done);
+        Ok(())
+    }
+
+    fn count(&mut self, done: Inserted) {
+        self.stored += done.new;
+        self.expired += done.expired;
+    }
+
+    /// Moves stored for the first time so far (pushed moves count once they
+    /// are stored; [`IngestBatch::commit`] returns the final count).
+    pub async fn stored_so_far(&mut self) -> Result<u64> {
+        self.settle().await?;
         Ok(self.stored)
     }
 
     /// The file with this digest, if it was ingested into the site before.
     pub async fn stored_file(&mut self, digest: &str) -> Result<Option<StoredFile>> {
+        self.settle().await?;
         let row = sqlx::query(
             "SELECT moves, ingested_at FROM file_digests WHERE site = $1 AND digest = $2",
         )
-        .bind(self.site.to_string())
+        .bind(self.inserter.site.to_string())
         .bind(digest.to_owned())
-        .fetch_optional(&mut *self.tx)
+        .fetch_optional(&mut **self.writer.tx())
         .await?;
         let Some(row) = row else { return Ok(None) };
         let moves: i64 = row.try_get(0)?;
@@ -136,16 +152,17 @@ impl IngestBatch<'_> {
         moves: u64,
         ingested_at: i64,
     ) -> Result<()> {
+        self.settle().await?;
         sqlx::query(
             "INSERT INTO file_digests (site, digest, bytes, moves, ingested_at) \
              VALUES ($1, $2, $3, $4, $5) ON CONFLICT (site, digest) DO NOTHING",
         )
-        .bind(self.site.to_string())
+        .bind(self.inserter.site.to_string())
         .bind(digest.to_owned())
         .bind(bytes as i64)
         .bind(moves as i64)
         .bind(ingested_at)
-        .execute(&mut *self.tx)
+        .execute(&mut **self.writer.tx())
         .await?;
         Ok(())
     }
@@ -153,7 +170,7 @@ impl IngestBatch<'_> {
     /// Whether moves of the store were ever purged (a file skipped as
     /// already stored does not bring them back).
     pub fn purged(&self) -> bool {
-        self.purged_before.is_some()
+        self.inserter.purged_before.is_some()
     }
 }
 
@@ -162,92 +179,8 @@ impl IngestBatch<'_> {
     /// ([`Occurrences::from_tail`] goes on from it): addresses in their
     /// stored form, so a keyed store keeps no raw address in it.
     pub fn numbering_tail(&self) -> String {
-        let key = self.ip_key.as_deref();
+        let key = self.inserter.ip_key.as_deref();
         self.occurrences.tail(|ip| privacy::stored_ip(key, ip).0)
-    }
-
-    /// Stores numbered moves not stored before; returns how many were new.
-    /// The one insert path of moves: a move that breaks the record rule is
-    /// refused (an error, and nothing of the batch is inserted).
-    async fn insert(&mut self, moves: &[NewMove]) -> Result<u64> {
-        for m in moves {
-            self.limits
-                .check_move(&m.mv)
-                .map_err(|v| StoreError::Refused(format!("a move of {:?}: {v}", m.mv.username)))?;
-            // Every source gives an address in its one normal form
-            // (`schema::address`) before numbering and hashing it.
-            if !schema::rules::normal_ip(&m.mv.ip).is_ok_and(|n| n == m.mv.ip) {
-                return Err(StoreError::Refused(format!(
-                    "a move of {:?}: its ip is not an IP address in normal form",
-                    m.mv.username
-                )));
-            }
-        }
-        let kept: Vec<NewMove>;
-        let moves = match self.purged_before {
-            Some(cut) if moves.iter().any(|m| m.mv.timestamp < cut) => {
-                kept = moves
-                    .iter()
-                    .filter(|m| m.mv.timestamp >= cut)
-                    .cloned()
-                    .collect();
-                self.expired += (moves.len() - kept.len()) as u64;
-                &kept[..]
-            }
-            _ => moves,
-        };
-        let games: BTreeSet<&str> = moves.iter().map(|m| m.mv.game.as_str()).collect();
-        let games: Vec<&str> = games.into_iter().collect();
-        insert_rows(
-            self.backend,
-            &mut self.tx,
-            "games (site, name)",
-            2,
-            " ON CONFLICT (site, name) DO NOTHING",
-            &games,
-            |q, g| q.bind(self.site.to_string()).bind(g.to_string()),
-        )
-        .await?;
-        let accounts: BTreeSet<&str> = moves.iter().map(|m| m.mv.username.as_str()).collect();
-        let accounts: Vec<&str> = accounts.into_iter().collect();
-        insert_rows(
-            self.backend,
-            &mut self.tx,
-            "accounts (site, username)",
-            2,
-            " ON CONFLICT (site, username) DO NOTHING",
-            &accounts,
-            |q, a| q.bind(self.site.to_string()).bind(a.to_string()),
-        )
-        .await?;
-        // No raw address is written in a keyed store: the IP and its
-        // network are hashed here, on the one way moves come in.
-        let ips: Vec<(String, Option<String>)> = moves
-            .iter()
-            .map(|m| privacy::stored_ip(self.ip_key.as_deref(), &m.mv.ip))
-            .collect();
-        let rows: Vec<(&NewMove, &(String, Option<String>))> = moves.iter().zip(&ips).collect();
-        let site = self.site.to_string();
-        let new = insert_rows(
-            self.backend,
-            &mut self.tx,
-            "moves (username, game, ts, ip, occurrence, net, site)",
-            7,
-            " ON CONFLICT (ts, username, game, ip, occurrence, site) DO NOTHING",
-            &rows,
-            |q, (m, (ip, net))| {
-                q.bind(m.mv.username.clone())
-                    .bind(m.mv.game.clone())
-                    .bind(m.mv.timestamp)
-                    .bind(ip.clone())
-                    .bind(m.occurrence as i64)
-                    .bind(net.clone())
-                    .bind(site.clone())
-            },
-        )
-        .await?;
-        self.stored += new;
-        Ok(new)
     }
 
     /// Moves not stored because they are older than the store's latest
@@ -259,13 +192,14 @@ impl IngestBatch<'_> {
     /// Sets a daemon source's high-water mark in the same transaction as the
     /// moves it covers.
     pub async fn set_source_mark(&mut self, source: &str, mark: &str) -> Result<()> {
+        self.settle().await?;
         sqlx::query(
             "INSERT INTO source_marks (source, mark) VALUES ($1, $2) \
              ON CONFLICT (source) DO UPDATE SET mark = excluded.mark",
         )
         .bind(source.to_owned())
         .bind(mark.to_owned())
-        .execute(&mut *self.tx)
+        .execute(&mut **self.writer.tx())
         .await?;
         Ok(())
     }
@@ -273,13 +207,14 @@ impl IngestBatch<'_> {
     /// Makes the ingest visible; bumps the moves generation if anything new
     /// was stored. Returns the number of new moves.
     pub async fn commit(mut self) -> Result<u64> {
-        self.flush().await?;
+        self.settle().await?;
+        let mut tx = self.writer.into_tx().expect("settled");
         if self.stored > 0 {
             // Computed in Rust: the two back ends disagree on casting text.
-            let key = generation_key(&self.site);
+            let key = generation_key(&self.inserter.site);
             let row = sqlx::query("SELECT value FROM store_state WHERE key = $1")
                 .bind(key.clone())
-                .fetch_optional(&mut *self.tx)
+                .fetch_optional(&mut *tx)
                 .await?;
             let v: Option<String> = row.map(|r| r.try_get(0)).transpose()?;
             let next = v.and_then(|v| v.parse::<i64>().ok()).unwrap_or(0) + 1;
@@ -289,10 +224,10 @@ impl IngestBatch<'_> {
             )
             .bind(key)
             .bind(next.to_string())
-            .execute(&mut *self.tx)
+            .execute(&mut *tx)
             .await?;
         }
-        self.tx.commit().await?;
+        tx.commit().await?;
         Ok(self.stored)
     }
 
@@ -304,8 +239,13 @@ impl IngestBatch<'_> {
     }
 
     /// Abandons the ingest: nothing of it is stored.
-    pub async fn rollback(self) -> Result<()> {
-        self.tx.rollback().await?;
+    pub async fn rollback(mut self) -> Result<()> {
+        // A chunk's error is the caller's already: only the transaction
+        // matters here.
+        let _ = self.writer.settle().await;
+        if let Some(tx) = self.writer.into_tx() {
+            tx.rollback().await?;
+        }
         Ok(())
     }
 }
@@ -331,12 +271,57 @@ mod tests {
             occurrence: 0,
         };
         let mut batch = store.begin_ingest().await.unwrap();
-        assert_eq!(batch.insert(&[mv("10.0.0.1"), mv("")]).await.unwrap(), 2);
+        let inserter = batch.inserter.clone();
+        let tx = batch.writer.tx();
+        let inserted = inserter.insert(tx, &[mv("10.0.0.1"), mv("")]).await;
+        assert_eq!(inserted.unwrap().new, 2);
         for bad in ["10.0.0.1:80", " 10.0.0.2", "::ffff:10.0.0.3", "unknown"] {
-            let e = batch.insert(&[mv(bad)]).await.unwrap_err().to_string();
+            let e = inserter
+                .insert(tx, &[mv(bad)])
+                .await
+                .unwrap_err()
+                .to_string();
             assert!(e.contains("not an IP address in normal form"), "{bad}: {e}");
             assert!(!e.contains("10.0.0"), "{e}");
         }
         batch.rollback().await.unwrap();
+    }
+
+    /// A chunk refused while the next one is read: its error is the
+    /// batch's at a later call, and rolling back stores nothing of it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_chunk_refused_in_flight_fails_the_batch() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("s.db").display());
+        let store = Store::open(&url).await.unwrap();
+        let mv = |i: usize, ip: &str| Move {
+            username: format!("u{}", i % 7),
+            game: "g".into(),
+            timestamp: 1_430_670_540 + i as i64,
+            ip: ip.into(),
+        };
+        let mut batch = store.begin_ingest().await.unwrap();
+        let mut failed = None;
+        for i in 0..3 * INSERT_CHUNK {
+            let ip = if i == 10 { "10.0.0.1:80" } else { "10.0.0.1" };
+            if let Err(e) = batch.push(mv(i, ip)).await {
+                failed = Some((i, e.to_string()));
+                break;
+            }
+        }
+        let (at, e) = failed.expect("the refused chunk fails a later push");
+        assert!(at >= INSERT_CHUNK, "{at}");
+        assert!(e.contains("not an IP address in normal form"), "{e}");
+        batch.rollback().await.unwrap();
+        let batch = store.begin_ingest().await.unwrap();
+        assert_eq!(batch.commit().await.unwrap(), 0);
+        assert_eq!(store.moves_generation().await.unwrap(), 0);
+
+        // The same moves, well formed, are stored whole across chunks.
+        let mut batch = store.begin_ingest().await.unwrap();
+        for i in 0..3 * INSERT_CHUNK + 17 {
+            batch.push(mv(i, "10.0.0.1")).await.unwrap();
+        }
+        assert_eq!(batch.commit().await.unwrap(), 3 * INSERT_CHUNK as u64 + 17);
     }
 }

@@ -1,0 +1,202 @@
+//! The one insert path of moves, and the writer that runs it beside the
+//! reading: while the store writes one chunk of moves, the caller reads,
+//! numbers and checks the next.
+//!
+//! A chunk's insert is a task of its own that holds the ingest's
+//! transaction until it is done; [`Writer::settle`] waits for it and takes
+//! the transaction back. At most one chunk is in flight, so memory holds
+//! two chunks at most, and an error (a refused move, a database error) is
+//! the batch's at the next call that settles: the caller then rolls the
+//! batch back, as before.
+
+use super::super::privacy::{self, IpKey};
+use super::super::sql::insert_rows;
+use super::super::{Backend, NewMove, Result, StoreError};
+use schema::rules::Limits;
+use schema::Epoch;
+use sqlx::{Any, Transaction};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+/// An ingest's transaction.
+pub(super) type Tx = Transaction<'static, Any>;
+
+/// What a chunk's insert needs besides its moves.
+#[derive(Clone)]
+pub(super) struct Inserter {
+    pub backend: Backend,
+    pub limits: Limits,
+    pub ip_key: Option<Arc<IpKey>>,
+    /// Moves before this were purged: they are not stored again.
+    pub purged_before: Option<Epoch>,
+    pub site: Arc<str>,
+}
+
+/// What one chunk's insert did.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Inserted {
+    /// Moves stored for the first time.
+    pub new: u64,
+    /// Moves left out as older than the latest purge.
+    pub expired: u64,
+}
+
+type InFlight = tokio::task::JoinHandle<(Tx, Result<Inserted>)>;
+
+/// The ingest's transaction, either here or with the chunk being written.
+pub(super) struct Writer {
+    tx: Option<Tx>,
+    in_flight: Option<InFlight>,
+}
+
+impl Writer {
+    pub fn new(tx: Tx) -> Writer {
+        Writer {
+            tx: Some(tx),
+            in_flight: None,
+        }
+    }
+
+    /// Waits for the chunk in flight, if any; its counts, or its error.
+    pub async fn settle(&mut self) -> Result<Inserted> {
+        let Some(task) = self.in_flight.take() else {
+            return Ok(Inserted::default());
+        };
+        let (tx, done) = match task.await {
+            Ok(r) => r,
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            Err(e) => {
+                return Err(StoreError::NotReady(format!(
+                    "an insert was cancelled: {e}"
+                )))
+            }
+        };
+        self.tx = Some(tx);
+        done
+    }
+
+    /// The transaction, once settled.
+    ///
+    /// # Panics
+    /// While a chunk is in flight ([`Writer::settle`] first).
+    pub fn tx(&mut self) -> &mut Tx {
+        self.tx.as_mut().expect("settled before use")
+    }
+
+    /// The transaction itself, once settled (`None` if its insert was
+    /// cancelled, which rolled it back).
+    pub fn into_tx(mut self) -> Option<Tx> {
+        self.tx.take()
+    }
+
+    /// Starts writing `moves` with `inserter`, after the chunk before it:
+    /// returns that chunk's counts (or its error) once it is done.
+    pub async fn start(&mut self, inserter: &Inserter, moves: Vec<NewMove>) -> Result<Inserted> {
+        let before = self.settle().await?;
+        let mut tx = self.tx.take().expect("settled");
+        let inserter = inserter.clone();
+        self.in_flight = Some(tokio::spawn(async move {
+            let done = inserter.insert(&mut tx, &moves).await;
+            (tx, done)
+        }));
+        Ok(before)
+    }
+}
+
+impl Inserter {
+    /// Stores numbered moves not stored before. The one insert path of
+    /// moves: a move that breaks the record rule is refused (an error, and
+    /// nothing of the chunk is inserted).
+    pub async fn insert(&self, tx: &mut Tx, moves: &[NewMove]) -> Result<Inserted> {
+        self.check(moves)?;
+        let kept: Vec<NewMove>;
+        let mut expired = 0;
+        let moves = match self.purged_before {
+            Some(cut) if moves.iter().any(|m| m.mv.timestamp < cut) => {
+                kept = moves
+                    .iter()
+                    .filter(|m| m.mv.timestamp >= cut)
+                    .cloned()
+                    .collect();
+                expired = (moves.len() - kept.len()) as u64;
+                &kept[..]
+            }
+            _ => moves,
+        };
+        self.insert_names(tx, moves).await?;
+        // No raw address is written in a keyed store: the IP and its
+        // network are hashed here, on the one way moves come in.
+        let ips: Vec<(String, Option<String>)> = moves
+            .iter()
+            .map(|m| privacy::stored_ip(self.ip_key.as_deref(), &m.mv.ip))
+            .collect();
+        let rows: Vec<(&NewMove, &(String, Option<String>))> = moves.iter().zip(&ips).collect();
+        let site = self.site.to_string();
+        let new = insert_rows(
+            self.backend,
+            tx,
+            "moves (username, game, ts, ip, occurrence, net, site)",
+            7,
+            " ON CONFLICT (ts, username, game, ip, occurrence, site) DO NOTHING",
+            &rows,
+            |q, (m, (ip, net))| {
+                q.bind(m.mv.username.clone())
+                    .bind(m.mv.game.clone())
+                    .bind(m.mv.timestamp)
+                    .bind(ip.clone())
+                    .bind(m.occurrence as i64)
+                    .bind(net.clone())
+                    .bind(site.clone())
+            },
+        )
+        .await?;
+        Ok(Inserted { new, expired })
+    }
+
+    /// Refuses the chunk if a move breaks the record rule or has its
+    /// address in another than its one normal form (`schema::address`,
+    /// which every source gives before numbering and hashing it).
+    fn check(&self, moves: &[NewMove]) -> Result<()> {
+        for m in moves {
+            self.limits
+                .check_move(&m.mv)
+                .map_err(|v| StoreError::Refused(format!("a move of {:?}: {v}", m.mv.username)))?;
+            if !schema::rules::normal_ip(&m.mv.ip).is_ok_and(|n| n == m.mv.ip) {
+                return Err(StoreError::Refused(format!(
+                    "a move of {:?}: its ip is not an IP address in normal form",
+                    m.mv.username
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// The games and accounts of `moves`, each once per site.
+    async fn insert_names(&self, tx: &mut Tx, moves: &[NewMove]) -> Result<()> {
+        let games: BTreeSet<&str> = moves.iter().map(|m| m.mv.game.as_str()).collect();
+        let games: Vec<&str> = games.into_iter().collect();
+        insert_rows(
+            self.backend,
+            tx,
+            "games (site, name)",
+            2,
+            " ON CONFLICT (site, name) DO NOTHING",
+            &games,
+            |q, g| q.bind(self.site.to_string()).bind(g.to_string()),
+        )
+        .await?;
+        let accounts: BTreeSet<&str> = moves.iter().map(|m| m.mv.username.as_str()).collect();
+        let accounts: Vec<&str> = accounts.into_iter().collect();
+        insert_rows(
+            self.backend,
+            tx,
+            "accounts (site, username)",
+            2,
+            " ON CONFLICT (site, username) DO NOTHING",
+            &accounts,
+            |q, a| q.bind(self.site.to_string()).bind(a.to_string()),
+        )
+        .await?;
+        Ok(())
+    }
+}
