@@ -99,14 +99,21 @@ pub async fn cut_segments_in_pages(
         .await?;
     let mut segmenter = Segmenter::new(bucket_seconds);
     let stream = !keep && !reference_order;
+    let limit = page;
     loop {
-        let page = writer.next_moves(page).await?;
+        let page = writer.next_moves(limit).await?;
         if page.is_empty() {
             break;
         }
-        for m in &page {
-            segmenter.push_move(m);
-        }
+        // The database reads the next page while this one is cut: `biased`
+        // polls the read first, which sends it to the database's thread.
+        let cut = async {
+            for m in &page {
+                segmenter.push_move(m);
+            }
+        };
+        let (ahead, ()) = tokio::join!(biased; writer.read_ahead(limit), cut);
+        ahead?;
         if stream {
             write_settled(&mut writer, &mut segmenter).await?;
         }

@@ -36,7 +36,10 @@ impl SegmentationWriter<'_> {
         let mut moves = Vec::with_capacity(limit.min(1 << 16));
         // A page of nothing but bad rows is not the end: read on.
         while moves.is_empty() {
-            let text = self.next_page(limit).await?;
+            let text = match self.ahead.take() {
+                Some(text) => text,
+                None => self.next_page(limit).await?,
+            };
             let Some(text) = text else { break };
             // serde's message may quote a value (an address): the place only.
             let mut rows: Vec<PageRow> = serde_json::from_str(&text).map_err(|e| {
@@ -77,6 +80,17 @@ impl SegmentationWriter<'_> {
         self.moves += moves.len() as u64;
         self.times.save(self.store, &mut self.tx, self.id).await?;
         Ok(moves)
+    }
+
+    /// Reads the page after the moves [`SegmentationWriter::next_moves`]
+    /// returned last, for its next call to return: the database reads it
+    /// while the caller cuts what it has (join the two futures). `limit` is
+    /// the next call's.
+    pub async fn read_ahead(&mut self, limit: usize) -> Result<()> {
+        if self.ahead.is_none() {
+            self.ahead = Some(self.next_page(limit).await?);
+        }
+        Ok(())
     }
 
     /// The next page of stored moves after `self.after` as one JSON text

@@ -32,6 +32,8 @@ pub struct SegmentationWriter<'s> {
     pub(super) after: (i64, i64),
     /// Only moves with a larger id are read (an extension).
     pub(super) min_id: i64,
+    /// The page after `after`, read ahead ([`SegmentationWriter::read_ahead`]).
+    pub(super) ahead: Option<Option<String>>,
     /// The largest move id read, and how many move rows were read (bad
     /// ones too).
     pub(super) max_id: i64,
@@ -124,6 +126,7 @@ impl<'s> SegmentationWriter<'s> {
             reference_order,
             after: (i64::MIN, i64::MIN),
             min_id: i64::MIN,
+            ahead: None,
             max_id: i64::MIN,
             rows: 0,
             moves: 0,
