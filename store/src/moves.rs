@@ -1,6 +1,6 @@
 //! Reading raw moves and game names (`moves`, `games`), and the moves
 //! generation (`store_state`); moves are written by the ingest batch
-//! (`ingest.rs`).
+//! (`ingest/`).
 
 use super::{Backend, Result, Store, StoreError};
 use futures_util::TryStreamExt;
