@@ -6,6 +6,7 @@
 use anyhow::Result;
 use ingest::Segmenter;
 use schema::{AccountId, Segment, Segments, StallIp};
+use std::collections::BTreeSet;
 use store::{SegmentCounts, SegmentationWriter, Store, TailRecord};
 
 /// What a cut did.
@@ -147,6 +148,14 @@ async fn extend_segments(store: &Store, bucket_seconds: i64, page: usize) -> Res
         if page.is_empty() {
             break;
         }
+        // The latest bucket of each game the segmenter has not met yet.
+        let new_games: BTreeSet<&str> = page
+            .iter()
+            .map(|m| m.game.as_str())
+            .filter(|g| segmenter.names().2.get(g).is_none())
+            .collect();
+        let new_games: Vec<&str> = new_games.into_iter().collect();
+        let game_buckets = writer.game_buckets(&new_games).await?;
         for m in &page {
             let known = segmenter.names().0.len();
             let account = segmenter.account_id(&m.username);
@@ -163,7 +172,7 @@ async fn extend_segments(store: &Store, bucket_seconds: i64, page: usize) -> Res
             let known = segmenter.names().2.len();
             let game = segmenter.game_id(&m.game);
             if game as usize == known {
-                if let Some(bucket) = writer.game_bucket(&m.game).await? {
+                if let Some(&bucket) = game_buckets.get(&m.game) {
                     segmenter.resume_game(game, bucket);
                 }
             }

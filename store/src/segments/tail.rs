@@ -8,8 +8,12 @@ use super::super::{Backend, Result, Store, StoreError};
 use super::chunk::decode;
 use super::saved::{Before, SegmentCounts};
 use super::writer::SegmentationWriter;
+use rustc_hash::FxHashMap;
 use schema::model::*;
 use sqlx::Row;
+
+/// Games looked up per statement by [`SegmentationWriter::game_buckets`].
+const GAMES_PER_QUERY: usize = 500;
 
 /// One of an account's latest records in a stored segmentation (a moved
 /// bucket or a stall run, as [`Segment`]), by names.
@@ -185,19 +189,27 @@ impl SegmentationWriter<'_> {
             .collect())
     }
 
-    /// The bucket of `game`'s latest move in the segmentation being
-    /// extended, if the game had one.
-    pub async fn game_bucket(&mut self, game: &str) -> Result<Option<Epoch>> {
-        let row = sqlx::query(
-            "SELECT last_bucket FROM segmentation_games WHERE segmentation_id = $1 AND game = $2",
-        )
-        .bind(self.id)
-        .bind(game)
-        .fetch_optional(&mut *self.tx)
-        .await?;
-        Ok(match row {
-            Some(r) => Some(r.try_get(0)?),
-            None => None,
-        })
+    /// The bucket of each game's latest move in the segmentation being
+    /// extended, for those of `games` that had one: a statement for a few
+    /// hundred games instead of one a game (each a round trip to the
+    /// database's thread).
+    pub async fn game_buckets(&mut self, games: &[&str]) -> Result<FxHashMap<String, Epoch>> {
+        let mut out = FxHashMap::default();
+        for part in games.chunks(GAMES_PER_QUERY) {
+            let marks: Vec<String> = (0..part.len()).map(|i| format!("${}", i + 2)).collect();
+            let sql = format!(
+                "SELECT game, last_bucket FROM segmentation_games \
+                 WHERE segmentation_id = $1 AND game IN ({})",
+                marks.join(", ")
+            );
+            let mut query = sqlx::query(&sql).bind(self.id);
+            for game in part {
+                query = query.bind(*game);
+            }
+            for row in query.fetch_all(&mut *self.tx).await? {
+                out.insert(row.try_get(0)?, row.try_get(1)?);
+            }
+        }
+        Ok(out)
     }
 }
