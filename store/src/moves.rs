@@ -228,6 +228,23 @@ pub(crate) async fn read_generation<'e>(
         .map_err(|_| StoreError::Corrupt(format!("moves_generation is {v:?}")))
 }
 
+/// Sets `key` of `store_state` to `value`.
+pub(crate) async fn set_state<'e>(
+    executor: impl sqlx::Executor<'e, Database = Any>,
+    key: &str,
+    value: &str,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO store_state (key, value) VALUES ($1, $2) \
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    )
+    .bind(key.to_owned())
+    .bind(value.to_owned())
+    .execute(executor)
+    .await?;
+    Ok(())
+}
+
 /// The `store_state` key of a site's moves generation (the default site
 /// keeps the key stores had before sites).
 pub(crate) fn generation_key(site: &str) -> String {

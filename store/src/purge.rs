@@ -79,14 +79,7 @@ impl Store {
             .await?
             .map_or(before, |h| h.max(before));
         for (key, value) in [(LAST_PURGE, now), (PURGED_BEFORE, horizon)] {
-            sqlx::query(
-                "INSERT INTO store_state (key, value) VALUES ($1, $2) \
-                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            )
-            .bind(key)
-            .bind(value.to_string())
-            .execute(&mut *tx)
-            .await?;
+            super::moves::set_state(&mut *tx, key, &value.to_string()).await?;
         }
         sqlx::query("DELETE FROM store_state WHERE key = $1")
             .bind(super::privacy::FINGERPRINT_SECRET)

@@ -7,7 +7,7 @@
 
 mod insert;
 
-use super::moves::generation_key;
+use super::moves::{generation_key, read_generation, set_state};
 use super::occurrences::Occurrences;
 use super::privacy;
 use super::{purge, NewMove, Result, Store};
@@ -210,22 +210,12 @@ impl IngestBatch<'_> {
         self.settle().await?;
         let mut tx = self.writer.into_tx().expect("settled");
         if self.stored > 0 {
-            // Computed in Rust: the two back ends disagree on casting text.
-            let key = generation_key(&self.inserter.site);
-            let row = sqlx::query("SELECT value FROM store_state WHERE key = $1")
-                .bind(key.clone())
-                .fetch_optional(&mut *tx)
-                .await?;
-            let v: Option<String> = row.map(|r| r.try_get(0)).transpose()?;
-            let next = v.and_then(|v| v.parse::<i64>().ok()).unwrap_or(0) + 1;
-            sqlx::query(
-                "INSERT INTO store_state (key, value) VALUES ($1, $2) \
-                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            )
-            .bind(key)
-            .bind(next.to_string())
-            .execute(&mut *tx)
-            .await?;
+            // A generation that cannot be read is an error, not a fresh
+            // start: a store that counted again from 1 could take a stale
+            // segmentation or scan for a current one.
+            let site = &self.inserter.site;
+            let next = read_generation(&mut *tx, site).await? + 1;
+            set_state(&mut *tx, &generation_key(site), &next.to_string()).await?;
         }
         tx.commit().await?;
         Ok(self.stored)
@@ -323,5 +313,31 @@ mod tests {
             batch.push(mv(i, "10.0.0.1")).await.unwrap();
         }
         assert_eq!(batch.commit().await.unwrap(), 3 * INSERT_CHUNK as u64 + 17);
+    }
+
+    /// A moves generation that cannot be read fails the ingest rather than
+    /// counting again from 1, where a stale segmentation or scan could
+    /// pass for a current one.
+    #[tokio::test]
+    async fn an_unreadable_generation_fails_the_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("s.db").display());
+        let store = Store::open(&url).await.unwrap();
+        sqlx::query("UPDATE store_state SET value = 'x' WHERE key = 'moves_generation'")
+            .execute(&store.pool)
+            .await
+            .unwrap();
+        let mut batch = store.begin_ingest().await.unwrap();
+        batch
+            .push(Move {
+                username: "a".into(),
+                game: "g".into(),
+                timestamp: 1_430_670_540,
+                ip: "10.0.0.1".into(),
+            })
+            .await
+            .unwrap();
+        let e = batch.commit().await.unwrap_err().to_string();
+        assert!(e.contains("moves_generation is \"x\""), "{e}");
     }
 }
