@@ -141,6 +141,24 @@ pub(super) fn decode<'a, I: Copy, G: Copy>(
     Ok(())
 }
 
+/// One account's stored days, by names.
+fn decode_days(data: &[u8]) -> Result<AccountDays> {
+    let mut days = AccountDays::default();
+    let mut runs = Vec::new();
+    decode(
+        data,
+        |ip| ip,
+        |game| game,
+        |day, ip: &str| {
+            days.sightings.insert((day, ip.to_owned()));
+        },
+        |game: &str, first, last| runs.push((game.to_owned(), first, last)),
+    )
+    .map_err(|e| StoreError::Corrupt(format!("an account's stored days: {e}")))?;
+    days.runs = runs;
+    Ok(days)
+}
+
 impl SegmentationWriter<'_> {
     /// Saves every account's days of a whole cut: `rest.ip_days` and
     /// `rest.game_days` are sorted by account.
@@ -192,10 +210,12 @@ impl SegmentationWriter<'_> {
             let days = touched.entry(d.account).or_default();
             days.runs.push((game, d.first_day, d.last_day));
         }
+        let names: Vec<&str> = touched.keys().map(|&u| rest.accounts.name(u)).collect();
+        let mut stored = self.take_days(&names).await?;
         let mut rows = Vec::with_capacity(touched.len());
         for (account, new) in touched {
             let name = rest.accounts.name(account);
-            let mut days = self.take_days(name).await?;
+            let mut days = stored.remove(name).unwrap_or_default();
             days.sightings.extend(new.sightings);
             days.add_runs(new.runs);
             let sightings = days.sightings.iter().map(|(d, ip)| (*d, ip.as_str()));
@@ -206,32 +226,28 @@ impl SegmentationWriter<'_> {
         self.insert_account_days(&rows).await
     }
 
-    /// Takes an account's stored days out of the segmentation being extended.
-    async fn take_days(&mut self, account: &str) -> Result<AccountDays> {
-        let row = sqlx::query(
-            "DELETE FROM account_days WHERE segmentation_id = $1 AND username = $2 RETURNING data",
-        )
-        .bind(self.id)
-        .bind(account)
-        .fetch_optional(&mut *self.tx)
-        .await?;
-        let mut days = AccountDays::default();
-        if let Some(row) = row {
-            let data: Vec<u8> = row.try_get(0)?;
-            let mut runs = Vec::new();
-            decode(
-                &data,
-                |ip| ip,
-                |game| game,
-                |day, ip: &str| {
-                    days.sightings.insert((day, ip.to_owned()));
-                },
-                |game: &str, first, last| runs.push((game.to_owned(), first, last)),
-            )
-            .map_err(|e| StoreError::Corrupt(format!("an account's stored days: {e}")))?;
-            days.runs = runs;
+    /// Takes the stored days of `accounts` out of the segmentation being
+    /// extended, a few hundred accounts a statement (each a round trip to
+    /// the database's thread); an account with none is left out.
+    async fn take_days(&mut self, accounts: &[&str]) -> Result<FxHashMap<String, AccountDays>> {
+        let mut out = FxHashMap::default();
+        for part in accounts.chunks(ROWS_PER_BATCH) {
+            let marks: Vec<String> = (0..part.len()).map(|i| format!("${}", i + 2)).collect();
+            let sql = format!(
+                "DELETE FROM account_days WHERE segmentation_id = $1 AND username IN ({}) \
+                 RETURNING username, data",
+                marks.join(", ")
+            );
+            let mut query = sqlx::query(&sql).bind(self.id);
+            for account in part {
+                query = query.bind(*account);
+            }
+            for row in query.fetch_all(&mut *self.tx).await? {
+                let data: Vec<u8> = row.try_get(1)?;
+                out.insert(row.try_get(0)?, decode_days(&data)?);
+            }
         }
-        Ok(days)
+        Ok(out)
     }
 
     async fn insert_account_days(&mut self, rows: &[(String, u64, Vec<u8>)]) -> Result<()> {
