@@ -46,6 +46,15 @@ pub(super) async fn insert_rows_as<'r, T>(
     Ok(affected)
 }
 
+/// `n` numbered parameters from `$first` on, comma-separated: the list of
+/// an `IN (...)` (both back ends read `$N`).
+pub(super) fn numbered_marks(first: usize, n: usize) -> String {
+    (first..first + n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// A multi-row `INSERT` of `rows` rows written as `row`. SQLite gets
 /// anonymous `?` parameters: looking up a named `$N` is linear in the
 /// number of parameters there, which made large inserts quadratic.
@@ -78,6 +87,12 @@ fn insert_sql(backend: Backend, target: &str, row: &str, rows: usize, suffix: &s
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbered_marks_count_from_the_first() {
+        assert_eq!(numbered_marks(2, 3), "$2, $3, $4");
+        assert_eq!(numbered_marks(1, 0), "");
+    }
 
     #[test]
     fn insert_sql_numbers_parameters() {

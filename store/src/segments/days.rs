@@ -9,7 +9,7 @@
 //! sighting's, the first from day 0, and its IP's index), the runs (count,
 //! then each as its game's index, its first day and the days after it).
 
-use super::super::sql::insert_rows;
+use super::super::sql::{insert_rows, numbered_marks};
 use super::super::{Result, StoreError};
 use super::chunk::{put, put_name, unzigzag, zigzag, Reader};
 use super::writer::SegmentationWriter;
@@ -232,11 +232,10 @@ impl SegmentationWriter<'_> {
     async fn take_days(&mut self, accounts: &[&str]) -> Result<FxHashMap<String, AccountDays>> {
         let mut out = FxHashMap::default();
         for part in accounts.chunks(ROWS_PER_BATCH) {
-            let marks: Vec<String> = (0..part.len()).map(|i| format!("${}", i + 2)).collect();
             let sql = format!(
                 "DELETE FROM account_days WHERE segmentation_id = $1 AND username IN ({}) \
                  RETURNING username, data",
-                marks.join(", ")
+                numbered_marks(2, part.len())
             );
             let mut query = sqlx::query(&sql).bind(self.id);
             for account in part {

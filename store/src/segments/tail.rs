@@ -4,6 +4,7 @@
 //! two records) and the latest bucket of the games they moved in.
 
 use super::super::moves::read_generation;
+use super::super::sql::numbered_marks;
 use super::super::{Backend, Result, Store, StoreError};
 use super::chunk::decode;
 use super::saved::{Before, SegmentCounts};
@@ -196,11 +197,10 @@ impl SegmentationWriter<'_> {
     pub async fn game_buckets(&mut self, games: &[&str]) -> Result<FxHashMap<String, Epoch>> {
         let mut out = FxHashMap::default();
         for part in games.chunks(GAMES_PER_QUERY) {
-            let marks: Vec<String> = (0..part.len()).map(|i| format!("${}", i + 2)).collect();
             let sql = format!(
                 "SELECT game, last_bucket FROM segmentation_games \
                  WHERE segmentation_id = $1 AND game IN ({})",
-                marks.join(", ")
+                numbered_marks(2, part.len())
             );
             let mut query = sqlx::query(&sql).bind(self.id);
             for game in part {
