@@ -220,6 +220,8 @@ pub fn check_site(name: &str) -> std::result::Result<(), String> {
 /// The segments stored for one bucket size.
 #[derive(Debug, Clone)]
 pub struct StoredSegmentation {
+    /// Its id in the store: the same while extensions add to it.
+    pub id: i64,
     pub segments: Segments,
     pub reference_order: bool,
     /// The moves generation they were cut from.

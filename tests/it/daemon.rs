@@ -2,12 +2,14 @@
 //! watched directory and from the site's own PostgreSQL database (each move
 //! exactly once, on an SQLite and a PostgreSQL store), a daemon killed in
 //! the middle of a tick and restarted, ticks that never overlap and a clean
-//! SIGTERM. Bad configurations are in `daemon_config.rs`.
+//! SIGTERM; segments held from one tick to the next (`daemon/held.rs`).
+//! Bad configurations are in `daemon_config.rs`.
 //!
 //! Slow ticks come from `DETECT_DAEMON_TEST_PAUSE_MS`, which makes the
 //! daemon sleep inside each ingest transaction and between the steps of a
 //! tick.
 
+mod held;
 pub(crate) mod support;
 
 use crate::common::*;

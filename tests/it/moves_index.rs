@@ -10,8 +10,11 @@ use crate::common::*;
 use crate::pair_evidence::{reads, scanned};
 use sqlx::{AnyPool, Row};
 
-/// Undoes migration 0022 on the store behind `p`: the index as it was.
+/// Undoes migration 0022 (after 0023,
+/// [`crate::segment_generations::undo_0023`]) on the store behind `p`: the
+/// index as it was.
 pub(crate) async fn undo_0022(p: &AnyPool) {
+    crate::segment_generations::undo_0023(p).await;
     sqlx::raw_sql(
         "CREATE INDEX moves_by_time ON moves (ts, id);
          DELETE FROM _sqlx_migrations WHERE version = 22;",

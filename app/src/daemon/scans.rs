@@ -3,7 +3,7 @@
 //! last scan allows) or on the configured cluster (`[cluster]`).
 
 use super::config::Config;
-use crate::pipeline::{self, rethreshold};
+use crate::pipeline::{self, rethreshold, HeldSegments};
 use anyhow::Result;
 use schema::{ScanParams, Season, Segments};
 use store::{Store, StoredScan};
@@ -24,7 +24,7 @@ pub(super) async fn current_scan(
     latest: Option<StoredScan>,
     params: &ScanParams,
     generation: i64,
-    segments: &mut Option<Segments>,
+    segments: &mut TickSegments,
 ) -> Result<(StoredScan, bool, Option<Vec<f64>>)> {
     let number = season.number;
     let reusable = match latest.filter(|l| {
@@ -64,7 +64,7 @@ async fn in_process(
     season: &Season,
     params: &ScanParams,
     generation: i64,
-    segments: &mut Option<Segments>,
+    segments: &mut TickSegments,
 ) -> Result<NewScan> {
     let segs = loaded(store, params, segments).await?;
     let model = config.model.as_deref();
@@ -125,14 +125,29 @@ async fn on_cluster(
     anyhow::bail!("[cluster] needs a detect built with the cluster feature")
 }
 
-/// The store's segments, read on first use.
+/// The store's segments for one tick: the copy held from the last tick,
+/// brought up to date once, on first use.
+#[derive(Default)]
+pub(super) struct TickSegments {
+    pub held: HeldSegments,
+    fresh: bool,
+}
+
+impl TickSegments {
+    pub fn new(held: HeldSegments) -> Self {
+        TickSegments { held, fresh: false }
+    }
+}
+
+/// The store's segments, brought up to date on first use in a tick.
 pub(super) async fn loaded<'s>(
     store: &Store,
     params: &ScanParams,
-    segments: &'s mut Option<Segments>,
+    segments: &'s mut TickSegments,
 ) -> Result<&'s Segments> {
-    if segments.is_none() {
-        *segments = Some(pipeline::segments(store, params.bucket_seconds, None).await?);
+    if !segments.fresh {
+        segments.held.current(store, params.bucket_seconds).await?;
+        segments.fresh = true;
     }
-    Ok(segments.as_ref().expect("just set"))
+    Ok(segments.held.get().expect("brought up to date"))
 }

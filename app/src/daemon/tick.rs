@@ -4,10 +4,10 @@
 use super::alerts;
 use super::config::{Config, Seasons};
 use super::reports::write_season_report;
-use super::scans::{current_scan, loaded};
+use super::scans::{current_scan, loaded, TickSegments};
 use super::sources::Live;
 use super::Control;
-use crate::pipeline::{self, bucket_seconds, rethreshold};
+use crate::pipeline::{self, bucket_seconds, rethreshold, HeldSegments};
 use crate::report::known::Reviewed;
 use anyhow::Result;
 use schema::season::seasons_in_game_names;
@@ -44,6 +44,8 @@ pub struct Memory {
     /// The seasons found active per site, and the site's moves generation
     /// they were found at.
     active: HashMap<String, (i64, Vec<u32>)>,
+    /// Each site's segments, held from one scan tick to the next.
+    segments: HashMap<String, HeldSegments>,
 }
 
 impl Memory {
@@ -52,6 +54,7 @@ impl Memory {
             sources,
             flags: HashMap::new(),
             active: HashMap::new(),
+            segments: HashMap::new(),
         }
     }
 }
@@ -196,26 +199,43 @@ pub async fn run(ctx: &Context, memory: &mut Memory, kind: Kind) -> Outcome {
     out
 }
 
+/// Scans the site's seasons with its segments held from the last tick,
+/// kept for the next one (a tick that fails keeps them too: the accounts it
+/// left half read are read again, as their rows are still newer than the
+/// copy).
 async fn scan_seasons(
     ctx: &Context,
     store: &Store,
     memory: &mut Memory,
     out: &mut Outcome,
 ) -> Result<()> {
+    let site = store.site().to_owned();
+    let held = memory.segments.remove(&site).unwrap_or_default();
+    let mut segments = TickSegments::new(held);
+    let scanned = scan_seasons_with(ctx, store, memory, out, &mut segments).await;
+    memory.segments.insert(site, segments.held);
+    scanned
+}
+
+async fn scan_seasons_with(
+    ctx: &Context,
+    store: &Store,
+    memory: &mut Memory,
+    out: &mut Outcome,
+    segments: &mut TickSegments,
+) -> Result<()> {
     let params = ctx.params();
     let generation = store.moves_generation().await?;
-    let mut segments: Option<Segments> = None;
     let numbers = match &ctx.config.seasons {
         Seasons::List(ns) => ns.clone(),
         Seasons::Current => match memory.active.get(store.site()) {
             Some((g, ns)) if *g == generation => ns.clone(),
             _ => {
-                let segs = pipeline::segments(store, params.bucket_seconds, None).await?;
-                let ns = active_seasons(store, &segs, ctx.config.current_days).await?;
+                let segs = loaded(store, &params, segments).await?;
+                let ns = active_seasons(store, segs, ctx.config.current_days).await?;
                 memory
                     .active
                     .insert(store.site().to_owned(), (generation, ns.clone()));
-                segments = Some(segs);
                 if ns.is_empty() {
                     tracing::info!(
                         "no season has moves in the {} days up to the newest stored move: nothing to scan",
@@ -230,7 +250,7 @@ async fn scan_seasons(
         if ctx.control.stopping() {
             break;
         }
-        let scanned = scan_season(ctx, store, memory, n, generation, &params, &mut segments);
+        let scanned = scan_season(ctx, store, memory, n, generation, &params, segments);
         if let Err(e) = scanned.await {
             let m = format!("season {n}: {}", crate::error_sentence(&e));
             tracing::warn!("{m}");
@@ -249,7 +269,7 @@ async fn scan_season(
     number: u32,
     generation: i64,
     params: &ScanParams,
-    segments: &mut Option<Segments>,
+    segments: &mut TickSegments,
 ) -> Result<()> {
     let season = pipeline::resolve_season(store, number).await?;
     // Only the pairs flagged at this threshold, to compare the new scan

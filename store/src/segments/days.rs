@@ -250,12 +250,12 @@ impl SegmentationWriter<'_> {
     }
 
     async fn insert_account_days(&mut self, rows: &[(String, u64, Vec<u8>)]) -> Result<()> {
-        let id = self.id;
+        let (id, generation) = (self.id, self.generation);
         insert_rows(
             self.store.backend,
             &mut self.tx,
-            "account_days (segmentation_id, username, sightings, data)",
-            4,
+            "account_days (segmentation_id, username, sightings, data, generation)",
+            5,
             "",
             rows,
             |q, (account, n, data)| {
@@ -263,6 +263,7 @@ impl SegmentationWriter<'_> {
                     .bind(account.clone())
                     .bind(*n as i64)
                     .bind(data.clone())
+                    .bind(generation)
             },
         )
         .await?;

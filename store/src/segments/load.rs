@@ -1,5 +1,6 @@
 //! Loading a stored segmentation back into [`Segments`].
 
+use super::super::sql::numbered_marks;
 use super::super::{Result, Store, StoreError, StoredSegmentation};
 use super::chunk::decode;
 use super::days;
@@ -8,6 +9,18 @@ use rayon::prelude::*;
 use schema::model::*;
 use sqlx::Row;
 
+/// Accounts read per statement when only some are read.
+const ACCOUNTS_PER_QUERY: usize = 500;
+
+type Query<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>;
+
+/// The latest segmentation of a bucket size: id, order, generation.
+struct Head {
+    id: i64,
+    reference_order: bool,
+    generation: i64,
+}
+
 impl Store {
     /// The stored segments for `bucket_seconds`, if any. Chunks come sorted
     /// by account and first bucket, so each account's list is built by appending.
@@ -15,32 +28,16 @@ impl Store {
         &self,
         bucket_seconds: i64,
     ) -> Result<Option<StoredSegmentation>> {
-        let Some(row) = sqlx::query(
-            "SELECT id, reference_order, generation FROM segmentations \
-             WHERE bucket_seconds = $1 AND site = $2 ORDER BY id DESC LIMIT 1",
-        )
-        .bind(bucket_seconds)
-        .bind(self.site.to_string())
-        .fetch_optional(&self.pool)
-        .await?
-        else {
+        let Some(head) = self.segmentation_head(bucket_seconds).await? else {
             return Ok(None);
         };
-        let id: i64 = row.try_get(0)?;
-        let reference_order = row.try_get::<i64, _>(1)? != 0;
-        let generation: i64 = row.try_get(2)?;
-
         let mut segs = Segments::new(bucket_seconds);
         let started = std::time::Instant::now();
-        self.load_chunks(id, &mut segs).await?;
+        self.read_chunks(head.id, None, &mut segs).await?;
         let chunks = started.elapsed();
-        self.load_account_days(id, &mut segs).await?;
+        self.read_account_days(head.id, None, &mut segs).await?;
         let days = started.elapsed();
-        // Both cores: a tick's rescan waits on this load.
-        rayon::join(
-            || sort_in_account_blocks(&mut segs.ip_days, |d| d.account),
-            || sort_in_account_blocks(&mut segs.game_days, |d| d.account),
-        );
+        sort_days(&mut segs);
         tracing::debug!(
             chunks_ms = chunks.as_millis() as u64,
             days_ms = (days - chunks).as_millis() as u64,
@@ -48,21 +45,131 @@ impl Store {
             "segmentation loaded"
         );
         Ok(Some(StoredSegmentation {
+            id: head.id,
             segments: segs,
-            reference_order,
-            generation,
+            reference_order: head.reference_order,
+            generation: head.generation,
         }))
     }
 
-    /// Appends segmentation `id`'s chunks of segments to `segs`, by account.
-    async fn load_chunks(&self, id: i64, segs: &mut Segments) -> Result<()> {
-        let bucket_seconds = segs.bucket_seconds;
-        let mut rows = sqlx::query(
-            "SELECT username, first_bucket, data FROM segment_chunks \
-             WHERE segmentation_id = $1 ORDER BY username, first_bucket",
+    /// Brings `held`, a segmentation loaded earlier, up to the stored one:
+    /// the accounts whose rows were written since it was loaded are read
+    /// again, every other account is kept as it is. Returns how many
+    /// accounts were read, or `None` when the stored segmentation is not
+    /// the one held any more (cut anew, or none): then load it whole.
+    pub async fn refresh_segmentation(
+        &self,
+        held: &mut StoredSegmentation,
+    ) -> Result<Option<usize>> {
+        let head = self.segmentation_head(held.segments.bucket_seconds).await?;
+        let Some(head) =
+            head.filter(|h| h.id == held.id && h.reference_order == held.reference_order)
+        else {
+            return Ok(None);
+        };
+        if head.generation == held.generation {
+            return Ok(Some(0));
+        }
+        let started = std::time::Instant::now();
+        let changed: Vec<String> = sqlx::query(
+            "SELECT username FROM segment_chunks WHERE segmentation_id = $1 AND generation > $2 \
+             UNION SELECT username FROM account_days WHERE segmentation_id = $1 AND generation > $2",
         )
-        .bind(id)
-        .fetch(&self.pool);
+        .bind(head.id)
+        .bind(held.generation)
+        .fetch_all(&self.pool)
+        .await?
+        .into_iter()
+        .map(|r| r.try_get(0))
+        .collect::<std::result::Result<_, _>>()?;
+        let listed = started.elapsed();
+        let segs = &mut held.segments;
+        let mut forgotten = vec![false; segs.accounts.len()];
+        for name in &changed {
+            let u = account_of(segs, name);
+            segs.by_account[u].clear();
+            if let Some(f) = forgotten.get_mut(u) {
+                *f = true;
+            }
+        }
+        // The days read again are sorted apart and merged with the others
+        // (in order already): one pass, not a sort of every account's.
+        let ip_days = std::mem::take(&mut segs.ip_days);
+        let game_days = std::mem::take(&mut segs.game_days);
+        let names: Vec<&str> = changed.iter().map(String::as_str).collect();
+        self.read_chunks(head.id, Some(&names), segs).await?;
+        self.read_account_days(head.id, Some(&names), segs).await?;
+        sort_days(segs);
+        let kept = |u: AccountId| !forgotten.get(u as usize).copied().unwrap_or(false);
+        let (read_ip, read_game) = (
+            std::mem::take(&mut segs.ip_days),
+            std::mem::take(&mut segs.game_days),
+        );
+        (segs.ip_days, segs.game_days) = rayon::join(
+            || merge_kept(ip_days, |d| kept(d.account), read_ip),
+            || merge_kept(game_days, |d| kept(d.account), read_game),
+        );
+        tracing::debug!(
+            accounts = changed.len(),
+            list_ms = listed.as_millis() as u64,
+            read_ms = (started.elapsed() - listed).as_millis() as u64,
+            "segmentation brought up to date"
+        );
+        held.generation = head.generation;
+        Ok(Some(changed.len()))
+    }
+
+    async fn segmentation_head(&self, bucket_seconds: i64) -> Result<Option<Head>> {
+        let row = sqlx::query(
+            "SELECT id, reference_order, generation FROM segmentations \
+             WHERE bucket_seconds = $1 AND site = $2 ORDER BY id DESC LIMIT 1",
+        )
+        .bind(bucket_seconds)
+        .bind(self.site.to_string())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.map(|r| {
+            Ok(Head {
+                id: r.try_get(0)?,
+                reference_order: r.try_get::<i64, _>(1)? != 0,
+                generation: r.try_get(2)?,
+            })
+        })
+        .transpose()
+    }
+
+    /// Appends segmentation `id`'s chunks of segments to `segs`, by
+    /// account: of every account, or of the accounts `names`.
+    async fn read_chunks(
+        &self,
+        id: i64,
+        names: Option<&[&str]>,
+        segs: &mut Segments,
+    ) -> Result<()> {
+        let Some(names) = names else {
+            let sql = "SELECT username, first_bucket, data FROM segment_chunks \
+                       WHERE segmentation_id = $1 ORDER BY username, first_bucket";
+            return self.push_chunks(sqlx::query(sql).bind(id), segs).await;
+        };
+        for part in names.chunks(ACCOUNTS_PER_QUERY) {
+            let sql = format!(
+                "SELECT username, first_bucket, data FROM segment_chunks \
+                 WHERE segmentation_id = $1 AND username IN ({}) ORDER BY username, first_bucket",
+                numbered_marks(2, part.len())
+            );
+            let query = part
+                .iter()
+                .fold(sqlx::query(&sql).bind(id), |q, n| q.bind(*n));
+            self.push_chunks(query, segs).await?;
+        }
+        Ok(())
+    }
+
+    /// Appends the chunks `query` reads (account, first bucket, data; by
+    /// account and first bucket) to `segs`.
+    async fn push_chunks(&self, query: Query<'_>, segs: &mut Segments) -> Result<()> {
+        let bucket_seconds = segs.bucket_seconds;
+        let mut rows = query.fetch(&self.pool);
         // `None` before the first row: any name, the empty one too, starts
         // a new account.
         let mut name: Option<String> = None;
@@ -83,13 +190,38 @@ impl Store {
         Ok(())
     }
 
-    /// Appends segmentation `id`'s days of each account (addresses and games)
-    /// to `segs`, unsorted.
-    async fn load_account_days(&self, id: i64, segs: &mut Segments) -> Result<()> {
-        let mut rows =
-            sqlx::query("SELECT username, data FROM account_days WHERE segmentation_id = $1")
-                .bind(id)
-                .fetch(&self.pool);
+    /// Appends segmentation `id`'s days of each account (addresses and
+    /// games), of every account or of the accounts `names`, to `segs`,
+    /// unsorted.
+    async fn read_account_days(
+        &self,
+        id: i64,
+        names: Option<&[&str]>,
+        segs: &mut Segments,
+    ) -> Result<()> {
+        let Some(names) = names else {
+            let sql = "SELECT username, data FROM account_days WHERE segmentation_id = $1";
+            return self
+                .push_account_days(sqlx::query(sql).bind(id), segs)
+                .await;
+        };
+        for part in names.chunks(ACCOUNTS_PER_QUERY) {
+            let sql = format!(
+                "SELECT username, data FROM account_days \
+                 WHERE segmentation_id = $1 AND username IN ({})",
+                numbered_marks(2, part.len())
+            );
+            let query = part
+                .iter()
+                .fold(sqlx::query(&sql).bind(id), |q, n| q.bind(*n));
+            self.push_account_days(query, segs).await?;
+        }
+        Ok(())
+    }
+
+    /// Appends the days `query` reads (account, data) to `segs`.
+    async fn push_account_days(&self, query: Query<'_>, segs: &mut Segments) -> Result<()> {
+        let mut rows = query.fetch(&self.pool);
         while let Some(r) = rows.try_next().await? {
             let account = account_of(segs, r.try_get(0)?) as AccountId;
             let data: &[u8] = r.try_get(1)?;
@@ -115,6 +247,15 @@ impl Store {
     }
 }
 
+/// Puts the sightings and game days in order, on both cores: a tick's
+/// rescan waits on this.
+fn sort_days(segs: &mut Segments) {
+    rayon::join(
+        || sort_in_account_blocks(&mut segs.ip_days, |d| d.account),
+        || sort_in_account_blocks(&mut segs.game_days, |d| d.account),
+    );
+}
+
 /// The id of account `name` in `segs`, with an empty list of segments if new.
 fn account_of(segs: &mut Segments, name: &str) -> usize {
     let u = segs.accounts.intern(name) as usize;
@@ -122,6 +263,21 @@ fn account_of(segs: &mut Segments, name: &str) -> usize {
         segs.by_account.push(Vec::new());
     }
     u
+}
+
+/// The records of `old` that are `kept` and those of `read`, both sorted,
+/// as one sorted list.
+fn merge_kept<T: Ord + Copy>(old: Vec<T>, kept: impl Fn(&T) -> bool, read: Vec<T>) -> Vec<T> {
+    let mut out = Vec::with_capacity(old.len() + read.len());
+    let mut read = read.into_iter().peekable();
+    for r in old.into_iter().filter(|r| kept(r)) {
+        while let Some(n) = read.next_if(|n| *n < r) {
+            out.push(n);
+        }
+        out.push(r);
+    }
+    out.extend(read);
+    out
 }
 
 /// Sorts records whose order begins with their account, and that come as
@@ -174,6 +330,22 @@ mod tests {
             want.sort_unstable();
             sort_in_account_blocks(&mut records, |d| d.account);
             prop_assert_eq!(records, want);
+        }
+
+        /// Kept records of a sorted list merged with sorted records read
+        /// again: the sort of both.
+        #[test]
+        fn merged_as_sorted(
+            mut old in prop::collection::vec((0..8u32, 0..4i64), 0..40),
+            mut read in prop::collection::vec((0..8u32, 0..4i64), 0..10),
+            dropped in prop::collection::vec(0..8u32, 0..4),
+        ) {
+            old.sort_unstable();
+            read.sort_unstable();
+            let kept = |r: &(u32, i64)| !dropped.contains(&r.0);
+            let mut want: Vec<_> = old.iter().copied().filter(kept).chain(read.iter().copied()).collect();
+            want.sort_unstable();
+            prop_assert_eq!(merge_kept(old, kept, read), want);
         }
     }
 }

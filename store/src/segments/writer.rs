@@ -189,12 +189,12 @@ impl<'s> SegmentationWriter<'s> {
         accounts: &Names,
         chunks: &[(AccountId, Chunk)],
     ) -> Result<()> {
-        let id = self.id;
+        let (id, generation) = (self.id, self.generation);
         insert_rows(
             self.store.backend,
             &mut self.tx,
-            "segment_chunks (segmentation_id, username, first_bucket, last_bucket, segments, stalled, data)",
-            7,
+            "segment_chunks (segmentation_id, username, first_bucket, last_bucket, segments, stalled, data, generation)",
+            8,
             "",
             chunks,
             |q, (account, c)| {
@@ -205,6 +205,7 @@ impl<'s> SegmentationWriter<'s> {
                     .bind(c.segments as i64)
                     .bind(c.stalled as i64)
                     .bind(c.data.clone())
+                    .bind(generation)
             },
         )
         .await?;
