@@ -301,10 +301,15 @@ async fn scan_season(
     )
     .await?;
     ctx.control.pause_between_steps().await;
+    let started = std::time::Instant::now();
     let segs = loaded(store, params, segments).await?;
     let pseudonyms = pipeline::ip_pseudonyms(store, &season, segs).await?;
     let verdicts = store.verdicts().await?;
     let reviewed = Reviewed::new(&scan.result, &verdicts, false, ctx.config.reopen_margin);
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "{label}: pseudonyms and verdicts read"
+    );
     let report_dir = ctx.config.site_report_dir(store.site());
     std::fs::create_dir_all(&report_dir)?;
     let files = write_season_report(

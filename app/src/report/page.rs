@@ -97,7 +97,8 @@ pub struct PageParts {
     /// ([`picture_cache::key`]).
     pub keys: Vec<String>,
     /// Per clique: whether its pictures were read back from an earlier
-    /// report, not drawn.
+    /// report, not drawn (its timeline then only up to its root element:
+    /// the file is not written again).
     pub kept: Vec<bool>,
     /// The distribution chart, as SVG text.
     pub distribution: String,
@@ -116,6 +117,7 @@ pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<Page
     let result: &ScanResult = &src.reviewed.to_review;
     // "Season 7", or "Logs read into memory" (never "Season 0").
     let what = src.info.title(season);
+    let started = std::time::Instant::now();
     let mut pictures = Vec::new();
     let mut keys = Vec::new();
     let mut kept_any = Vec::new();
@@ -138,6 +140,7 @@ pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<Page
         }));
         keys.push(key);
     }
+    let drawn = started.elapsed();
     let sims: Vec<f64> = match src.similarities {
         Some(s) => s.to_vec(),
         None => result.pairs.iter().map(|p| p.similarity).collect(),
@@ -168,6 +171,11 @@ pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<Page
         };
         evidence.insert((row.a.to_owned(), row.b.to_owned()), text);
     }
+    tracing::debug!(
+        pictures_ms = drawn.as_millis() as u64,
+        evidence_ms = (started.elapsed() - drawn).as_millis() as u64,
+        "page parts ready"
+    );
     Ok(PageParts {
         pictures,
         keys,

@@ -43,16 +43,39 @@ impl PictureCache {
         }
     }
 
-    /// Clique `k`'s pictures (1-based), if they were drawn for `key`.
+    /// Clique `k`'s pictures (1-based), if they were drawn for `key`: the
+    /// overview whole, the timeline up to its root element
+    /// ([`root_element`]), as the page beside them reads them.
     pub fn get(&self, k: usize, key: &str) -> Option<viz::CliquePictures> {
         if self.keys.get(&k).map(String::as_str) != Some(key) {
             return None;
         }
         Some(viz::CliquePictures {
-            timeline: std::fs::read_to_string(self.dir.join(timeline_file(k))).ok()?,
+            timeline: root_element(&self.dir.join(timeline_file(k)))?,
             overview: std::fs::read_to_string(self.dir.join(overview_file(k))).ok()?,
         })
     }
+}
+
+/// How far into a kept timeline its root element is looked for.
+const ROOT_WITHIN: u64 = 64 * 1024;
+
+/// A kept timeline up to the end of its root `<svg ...>` tag: the page
+/// links to the file and reads only its size there (at ten million moves a
+/// season's timelines weigh 1.9 GB, read back whole at every tick before).
+/// `None` when the file cannot be read or has no root tag near its start.
+fn root_element(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .ok()?
+        .take(ROOT_WITHIN)
+        .read_to_end(&mut head)
+        .ok()?;
+    let text = String::from_utf8_lossy(&head);
+    let start = text.find("<svg")?;
+    let end = start + text[start..].find('>')?;
+    Some(text[..=end].to_owned())
 }
 
 /// The file of clique `k`'s timeline (1-based).
@@ -122,4 +145,29 @@ pub fn key(segments: &Segments, members: &[&str], opts: &viz::TimelineOptions) -
         }
     }
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_timeline_is_read_up_to_its_root_element() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.svg");
+        let body = "<g>".repeat(100_000);
+        std::fs::write(
+            &path,
+            format!("<?xml version=\"1.0\"?>\n<svg width=\"10\" height=\"20\">{body}</svg>"),
+        )
+        .unwrap();
+        assert_eq!(
+            root_element(&path).as_deref(),
+            Some("<?xml version=\"1.0\"?>\n<svg width=\"10\" height=\"20\">")
+        );
+        // No root tag near the start, or no file: drawn again.
+        std::fs::write(&path, format!("{body}<svg>")).unwrap();
+        assert_eq!(root_element(&path), None);
+        assert_eq!(root_element(&dir.path().join("none.svg")), None);
+    }
 }
