@@ -24,6 +24,9 @@
 //! - `scan-store`: `detect scan` on the store the `ingest` stage filled;
 //! - `tick`: then the world's last 1,000 moves a day later ingested into
 //!   that store and the season scanned again, what a daemon tick does;
+//! - `daemon-tick` (only when named in `--stages`): two ticks of 1,000 moves
+//!   in a running `detect daemon` on a copy of that store (the daemon
+//!   holds its segments between ticks; `pipeline/daemon.rs`);
 //! - `scan-modes` (only when named in `--stages`): the `scan` stage in
 //!   reference and in improved mode on the same segments, best of three
 //!   each, and the ratio of improved to reference;
@@ -51,10 +54,12 @@
 
 #[path = "pipeline/commands.rs"]
 mod commands;
+#[path = "pipeline/daemon.rs"]
+mod daemon;
 #[path = "pipeline/world.rs"]
 mod world;
 
-use commands::{external, reference, release_binary, Outcome};
+use commands::{external, reference, release_binary, store_of, Outcome};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -103,6 +108,9 @@ fn main() {
                 let outcome = match stage.as_str() {
                     "report" | "report-improved" | "ingest" | "ingest-again" | "scan-store"
                     | "tick" | "store-modes" => external(stage, &detect, &file, &opts),
+                    "daemon-tick" => {
+                        daemon::daemon_tick(&detect, &file, &store_of(&file, &opts), &opts.data)
+                    }
                     "reference" => match &opts.reference {
                         Some(script) => reference(script, &file),
                         None => continue,

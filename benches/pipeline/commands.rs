@@ -15,10 +15,7 @@ pub struct Outcome {
 
 /// Times a `detect` command on the world (see [`measured`] for memory).
 pub fn external(stage: &str, detect: &Path, file: &Path, opts: &Options) -> Option<Outcome> {
-    let store = opts.data.join(format!(
-        "{}.db",
-        file.file_stem().unwrap().to_string_lossy()
-    ));
+    let store = store_of(file, opts);
     let db = format!("sqlite://{}", store.display());
     let f = file.to_str().unwrap();
     let args: Vec<String> = match stage {
@@ -52,6 +49,14 @@ pub fn external(stage: &str, detect: &Path, file: &Path, opts: &Options) -> Opti
     .map(String::from)
     .collect();
     measured(detect, &args)
+}
+
+/// The store the `ingest` stage fills from `file`.
+pub fn store_of(file: &Path, opts: &Options) -> PathBuf {
+    opts.data.join(format!(
+        "{}.db",
+        file.file_stem().unwrap().to_string_lossy()
+    ))
 }
 
 /// The reference script on the same file (`--reference PATH`).
@@ -169,7 +174,7 @@ fn store_modes(detect: &Path, file: &Path, store: &Path) -> Option<Outcome> {
 }
 
 /// Moves a tick brings.
-const TICK_MOVES: usize = 1_000;
+pub const TICK_MOVES: usize = 1_000;
 
 /// A daemon tick on the store the `ingest` stage filled: the world's last
 /// 1,000 moves again one day later, ingested, then season 1 scanned
@@ -178,7 +183,7 @@ const TICK_MOVES: usize = 1_000;
 fn tick(detect: &Path, file: &Path, db: &str) -> Option<Outcome> {
     let moves = file.with_extension("tick.jsonl");
     if !moves.is_file() {
-        write_tick(file, &moves);
+        write_tick(file, &moves, 1);
     }
     let ingest = ["--db", db, "ingest", moves.to_str().unwrap()].map(String::from);
     let scan = ["--db", db, "scan", "--season", "1"].map(String::from);
@@ -197,8 +202,8 @@ fn tick(detect: &Path, file: &Path, db: &str) -> Option<Outcome> {
     })
 }
 
-/// The world's last moves, each a day later.
-fn write_tick(world: &Path, out: &Path) {
+/// The world's last moves, each `days` days later.
+pub fn write_tick(world: &Path, out: &Path, days: i64) {
     let f = std::io::BufReader::new(std::fs::File::open(world).expect("open world"));
     let mut last: std::collections::VecDeque<String> = Default::default();
     for line in f.lines() {
@@ -212,7 +217,7 @@ fn write_tick(world: &Path, out: &Path) {
         let mut v: serde_json::Value = serde_json::from_str(&line).expect("a world line");
         let t = v["timestamp_utc"].as_str().expect("timestamp_utc");
         let t = chrono::NaiveDateTime::parse_from_str(t, "%Y-%m-%d %H:%M:%S").expect("a time");
-        let later = t + chrono::Duration::days(1);
+        let later = t + chrono::Duration::days(days);
         v["timestamp_utc"] = later.format("%Y-%m-%d %H:%M:%S").to_string().into();
         writeln!(w, "{v}").expect("write tick");
     }
