@@ -3,9 +3,8 @@
 //! pairs are read through its chain of bases, each level's pairs less those
 //! naming an account a later level replaced.
 
-use super::super::sql::numbered_marks;
 use super::super::{Result, Store, StoreError};
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashSet;
 use schema::model::*;
 use sqlx::Row;
 
@@ -21,27 +20,6 @@ pub(crate) enum PairFilter<'a> {
     Among(&'a [String]),
     /// These directed pairs (account a, account b).
     Pairs(&'a [(String, String)]),
-}
-
-/// Accounts named per statement by [`Store::similarities_naming`].
-const ACCOUNTS_PER_QUERY: usize = 500;
-
-/// `all` less one value equal to each of `gone` (bit for bit): a level's
-/// similarities less those of the pairs it no longer counts.
-fn without(all: Vec<f64>, gone: impl IntoIterator<Item = f64>) -> Vec<f64> {
-    let mut left: FxHashMap<u64, usize> = FxHashMap::default();
-    for g in gone {
-        *left.entry(g.to_bits()).or_default() += 1;
-    }
-    all.into_iter()
-        .filter(|v| match left.get_mut(&v.to_bits()) {
-            Some(n) if *n > 0 => {
-                *n -= 1;
-                false
-            }
-            _ => true,
-        })
-        .collect()
 }
 
 /// One level of a scan's chain: a scan and the accounts it replaced.
@@ -105,56 +83,26 @@ impl Store {
 
     /// The similarity of every directed pair of scan `id`, through its
     /// chain, in no order: what a chart of them needs, without the rest.
-    /// Each level's similarities are read alone (from an index, one column:
-    /// a whole scan at ten million moves has 1.3M pairs), less those of its
-    /// pairs naming an account a later level replaced, which are read
-    /// with their names.
     pub async fn scan_similarities(&self, id: i64) -> Result<Vec<f64>> {
         let mut out = Vec::new();
-        let mut replaced: Vec<String> = Vec::new();
+        let mut replaced: FxHashSet<String> = FxHashSet::default();
         for level in self.scan_chain(id).await? {
-            let all = sqlx::query("SELECT similarity FROM scan_pairs WHERE scan_id = $1")
-                .bind(level.id)
-                .fetch_all(&self.pool)
-                .await?
-                .iter()
-                .map(|r| r.try_get(0))
-                .collect::<std::result::Result<Vec<f64>, _>>()?;
-            if replaced.is_empty() {
-                out.extend(all);
-            } else {
-                let gone = self.similarities_naming(level.id, &replaced).await?;
-                out.extend(without(all, gone.into_values()));
+            let rows = sqlx::query(
+                "SELECT account_a, account_b, similarity FROM scan_pairs WHERE scan_id = $1",
+            )
+            .bind(level.id)
+            .fetch_all(&self.pool)
+            .await?;
+            for r in &rows {
+                if !replaced.is_empty() {
+                    let (a, b): (&str, &str) = (r.try_get(0)?, r.try_get(1)?);
+                    if replaced.contains(a) || replaced.contains(b) {
+                        continue;
+                    }
+                }
+                out.push(r.try_get(2)?);
             }
             replaced.extend(level.replaced);
-            replaced.sort_unstable();
-            replaced.dedup();
-        }
-        Ok(out)
-    }
-
-    /// The similarity of each pair stored with scan `id` that names one
-    /// of `accounts`, by pair.
-    async fn similarities_naming(
-        &self,
-        id: i64,
-        accounts: &[String],
-    ) -> Result<FxHashMap<(String, String), f64>> {
-        let mut out = FxHashMap::default();
-        for column in ["account_a", "account_b"] {
-            for part in accounts.chunks(ACCOUNTS_PER_QUERY) {
-                let sql = format!(
-                    "SELECT account_a, account_b, similarity FROM scan_pairs \
-                     WHERE scan_id = $1 AND {column} IN ({})",
-                    numbered_marks(2, part.len())
-                );
-                let query = part
-                    .iter()
-                    .fold(sqlx::query(&sql).bind(id), |q, a| q.bind(a));
-                for r in query.fetch_all(&self.pool).await? {
-                    out.insert((r.try_get(0)?, r.try_get(1)?), r.try_get(2)?);
-                }
-            }
         }
         Ok(out)
     }
@@ -281,27 +229,4 @@ fn evidence_of_columns(r: &sqlx::any::AnyRow) -> Result<Evidence> {
     evidence.top_buckets = serde_json::from_str(&top)
         .map_err(|e| StoreError::Corrupt(format!("top buckets of a pair: {e}")))?;
     Ok(evidence)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    proptest! {
-        /// Taking away some of a list's values, duplicates included,
-        /// leaves the others.
-        #[test]
-        fn without_takes_away_each_value_once(
-            kept in prop::collection::vec(0..6u8, 0..30),
-            gone in prop::collection::vec(0..6u8, 0..10),
-        ) {
-            let all: Vec<f64> = kept.iter().chain(&gone).map(|&v| v as f64 / 4.0).collect();
-            let mut left = without(all, gone.iter().map(|&v| v as f64 / 4.0));
-            let mut want: Vec<f64> = kept.iter().map(|&v| v as f64 / 4.0).collect();
-            left.sort_by(f64::total_cmp);
-            want.sort_by(f64::total_cmp);
-            prop_assert_eq!(left, want);
-        }
-    }
 }
