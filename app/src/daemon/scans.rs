@@ -50,10 +50,13 @@ pub(super) async fn current_scan(
     metrics::histogram!("detect_scan_duration_seconds", &labels)
         .record(started.elapsed().as_secs_f64());
     metrics::counter!("detect_pairs_scored_total", &labels).increment(scored as u64);
+    let started = std::time::Instant::now();
     let pruned = store.prune_scans(number, config.keep_scans).await?;
-    if pruned > 0 {
-        tracing::debug!("season {number}: {pruned} older scans deleted");
-    }
+    tracing::debug!(
+        pruned,
+        ms = started.elapsed().as_millis() as u64,
+        "season {number}: older scans pruned"
+    );
     Ok((scan, true, similarities))
 }
 
@@ -72,10 +75,15 @@ async fn in_process(
     let scored = scanned
         .rescan
         .map_or(2 * scanned.scan.result.candidate_pairs, |r| r.pairs);
+    let started = std::time::Instant::now();
     let similarities = match scanned.rescan {
         Some(_) => Some(store.scan_similarities(scanned.scan.id).await?),
         None => None,
     };
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "every pair's similarity read, for the chart"
+    );
     Ok((scanned.scan, scored, similarities))
 }
 
