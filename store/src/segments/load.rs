@@ -146,17 +146,8 @@ impl Store {
         names: Option<&[&str]>,
         segs: &mut Segments,
     ) -> Result<()> {
-        let Some(names) = names else {
-            let sql = "SELECT username, first_bucket, data FROM segment_chunks \
-                       WHERE segmentation_id = $1 ORDER BY username, first_bucket";
-            return self.push_chunks(sqlx::query(sql).bind(id), segs).await;
-        };
-        for part in names.chunks(ACCOUNTS_PER_QUERY) {
-            let sql = format!(
-                "SELECT username, first_bucket, data FROM segment_chunks \
-                 WHERE segmentation_id = $1 AND username IN ({}) ORDER BY username, first_bucket",
-                numbered_marks(2, part.len())
-            );
+        let select = "SELECT username, first_bucket, data FROM segment_chunks";
+        for (sql, part) in statements(select, "ORDER BY username, first_bucket", names) {
             let query = part
                 .iter()
                 .fold(sqlx::query(&sql).bind(id), |q, n| q.bind(*n));
@@ -199,18 +190,8 @@ impl Store {
         names: Option<&[&str]>,
         segs: &mut Segments,
     ) -> Result<()> {
-        let Some(names) = names else {
-            let sql = "SELECT username, data FROM account_days WHERE segmentation_id = $1";
-            return self
-                .push_account_days(sqlx::query(sql).bind(id), segs)
-                .await;
-        };
-        for part in names.chunks(ACCOUNTS_PER_QUERY) {
-            let sql = format!(
-                "SELECT username, data FROM account_days \
-                 WHERE segmentation_id = $1 AND username IN ({})",
-                numbered_marks(2, part.len())
-            );
+        let select = "SELECT username, data FROM account_days";
+        for (sql, part) in statements(select, "", names) {
             let query = part
                 .iter()
                 .fold(sqlx::query(&sql).bind(id), |q, n| q.bind(*n));
@@ -245,6 +226,28 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// The statements that read a segmentation's rows (`select`, then
+/// `order`) of every account, or of the accounts `names` a few hundred a
+/// statement, each with the names it binds after the segmentation's id.
+fn statements<'n>(
+    select: &str,
+    order: &str,
+    names: Option<&'n [&'n str]>,
+) -> Vec<(String, &'n [&'n str])> {
+    let Some(names) = names else {
+        return vec![(format!("{select} WHERE segmentation_id = $1 {order}"), &[])];
+    };
+    names
+        .chunks(ACCOUNTS_PER_QUERY)
+        .map(|part| {
+            let marks = numbered_marks(2, part.len());
+            let sql =
+                format!("{select} WHERE segmentation_id = $1 AND username IN ({marks}) {order}");
+            (sql, part)
+        })
+        .collect()
 }
 
 /// Puts the sightings and game days in order, on both cores: a tick's
