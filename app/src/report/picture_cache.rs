@@ -45,7 +45,7 @@ impl PictureCache {
 
     /// Clique `k`'s pictures (1-based), if they were drawn for `key`: the
     /// overview whole, the timeline up to its root element
-    /// ([`root_element`]), as the page beside them reads them.
+    /// (`root_element`), as the page beside them reads them.
     pub fn get(&self, k: usize, key: &str) -> Option<viz::CliquePictures> {
         if self.keys.get(&k).map(String::as_str) != Some(key) {
             return None;
