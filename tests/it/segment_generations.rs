@@ -56,13 +56,7 @@ fn a_store_of_the_previous_release_is_brought_up_to_date(backend: Backend) {
     std::fs::write(part.path(), parts[1].join("\n") + "\n").unwrap();
     let out = db.ok(&["ingest", part.path().to_str().unwrap()]);
     assert!(out.contains("new moves cut onto"), "{out}");
-    // Lines without a name or an address are not moves.
-    let moved: std::collections::BTreeSet<String> = parts[1]
-        .iter()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .filter(|v| v["ip"].is_string())
-        .filter_map(|v| v["username"].as_str().map(str::to_owned))
-        .collect();
+    let moved = accounts_moving_in(&parts[1]);
     block_on(async {
         let store = Store::open(&db.url).await.unwrap();
         let read = store.refresh_segmentation(&mut held).await.unwrap();
@@ -73,13 +67,7 @@ fn a_store_of_the_previous_release_is_brought_up_to_date(backend: Backend) {
         );
         let loaded = store.load_segmentation(1800).await.unwrap().unwrap();
         assert_eq!(held.generation, loaded.generation);
-        let season = schema::Season::inferred(1);
-        let params = schema::ScanParams {
-            bucket_seconds: 1800,
-            ..Default::default()
-        };
-        let scan = |s| scoring::scan(s, &season, &params).unwrap();
-        assert_eq!(scan(&held.segments), scan(&loaded.segments));
+        assert_scored_alike(&held.segments, &loaded.segments);
         store.close().await;
     });
 }

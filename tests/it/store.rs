@@ -285,14 +285,8 @@ async fn held_copy(
         assert_eq!(read, None, "a whole cut is another segmentation");
         return loaded;
     }
-    // Lines without a name or an address are not moves.
-    let moved: std::collections::BTreeSet<String> = std::fs::read_to_string(file)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .filter(|v| v["ip"].is_string())
-        .filter_map(|v| v["username"].as_str().map(str::to_owned))
-        .collect();
+    let text = std::fs::read_to_string(file).unwrap();
+    let moved = accounts_moving_in(&text.lines().collect::<Vec<_>>());
     assert_eq!(
         read,
         Some(moved.len()),
@@ -307,13 +301,7 @@ async fn held_copy(
     assert!(a.ip_days.is_sorted() && a.game_days.is_sorted());
     // Scored alike, though the copy numbers accounts and addresses in
     // another order than a load.
-    let season = schema::Season::inferred(1);
-    let params = schema::ScanParams {
-        bucket_seconds: 1800,
-        ..Default::default()
-    };
-    let scan = |s| scoring::scan(s, &season, &params).unwrap();
-    assert_eq!(scan(a), scan(b));
+    assert_scored_alike(a, b);
     h
 }
 

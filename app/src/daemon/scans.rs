@@ -135,7 +135,6 @@ async fn on_cluster(
 
 /// The store's segments for one tick: the copy held from the last tick,
 /// brought up to date once, on first use.
-#[derive(Default)]
 pub(super) struct TickSegments {
     pub held: HeldSegments,
     fresh: bool,

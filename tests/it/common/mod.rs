@@ -419,15 +419,39 @@ pub fn report_of_lines(db: &TestDb, lines: &[String]) -> serde_json::Value {
     serde_json::from_str(&db.ok(&args)).expect("a JSON report")
 }
 
-/// Moves among log lines: records with both a username and an IP.
+/// Whether a log line is a move: a record with both a username and an IP.
+fn is_move(v: &serde_json::Value) -> bool {
+    v["username"].is_string() && v["ip"].is_string()
+}
+
+/// Moves among log lines.
 pub fn moves_in(lines: &[String]) -> i64 {
     lines
         .iter()
-        .filter(|l| {
-            let v: serde_json::Value = serde_json::from_str(l).unwrap();
-            v["username"].is_string() && v["ip"].is_string()
-        })
+        .filter(|l| is_move(&serde_json::from_str(l).unwrap()))
         .count() as i64
+}
+
+/// The accounts with a move among log lines.
+pub fn accounts_moving_in<S: AsRef<str>>(lines: &[S]) -> std::collections::BTreeSet<String> {
+    lines
+        .iter()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l.as_ref()).unwrap())
+        .filter(is_move)
+        .map(|v| v["username"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Asserts that two sets of segments, numbered in any order, score season
+/// 1 (30-minute buckets) to the same result.
+pub fn assert_scored_alike(a: &schema::Segments, b: &schema::Segments) {
+    let season = schema::Season::inferred(1);
+    let params = schema::ScanParams {
+        bucket_seconds: 1800,
+        ..Default::default()
+    };
+    let scan = |s| scoring::scan(s, &season, &params).unwrap();
+    assert_eq!(scan(a), scan(b));
 }
 
 /// A case file holds neither a raw IP of the season nor anything loaded
