@@ -9,15 +9,16 @@ const BATCH_ROWS: usize = 500;
 type AnyQuery<'q> = sqlx::query::Query<'q, Any, sqlx::any::AnyArguments<'q>>;
 
 /// `INSERT INTO {target} VALUES (...), (...) {on_conflict}` in batches,
-/// binding each row with `bind`; returns the rows inserted.
-pub(super) async fn insert_rows<'r, T>(
+/// binding each row with `bind`, which may bind borrowed values (a name as
+/// `&str`: no copy of it); returns the rows inserted.
+pub(super) async fn insert_rows<T>(
     backend: Backend,
     tx: &mut Transaction<'_, Any>,
     target: &str,
     columns: usize,
     on_conflict: &str,
-    rows: &'r [T],
-    bind: impl for<'q> Fn(AnyQuery<'q>, &'r T) -> AnyQuery<'q>,
+    rows: &[T],
+    bind: impl for<'q> Fn(AnyQuery<'q>, &'q T) -> AnyQuery<'q>,
 ) -> Result<u64> {
     let row = format!("({})", vec!["?"; columns].join(","));
     insert_rows_as(backend, tx, target, &row, on_conflict, rows, bind).await
@@ -25,14 +26,14 @@ pub(super) async fn insert_rows<'r, T>(
 
 /// [`insert_rows`] with each row written as `row`: its values in SQL, a
 /// `?` for each one `bind` binds, the others constants.
-pub(super) async fn insert_rows_as<'r, T>(
+pub(super) async fn insert_rows_as<T>(
     backend: Backend,
     tx: &mut Transaction<'_, Any>,
     target: &str,
     row: &str,
     on_conflict: &str,
-    rows: &'r [T],
-    bind: impl for<'q> Fn(AnyQuery<'q>, &'r T) -> AnyQuery<'q>,
+    rows: &[T],
+    bind: impl for<'q> Fn(AnyQuery<'q>, &'q T) -> AnyQuery<'q>,
 ) -> Result<u64> {
     let mut affected = 0;
     for chunk in rows.chunks(BATCH_ROWS) {

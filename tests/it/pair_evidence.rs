@@ -163,7 +163,7 @@ fn stored_forms(db: &TestDb) -> (i64, i64) {
 }
 
 /// The JSON and CSV reports without the times the scans were made.
-fn timeless(reads: &[String]) -> Vec<String> {
+pub(crate) fn timeless(reads: &[String]) -> Vec<String> {
     reads[1..3]
         .iter()
         .map(|r| {

@@ -12,9 +12,10 @@ use crate::pair_evidence::{reads, scanned};
 use sqlx::AnyPool;
 use store::Store;
 
-/// Undoes migration 0023 on the store behind `p`: the rows without their
-/// generation.
+/// Undoes migration 0023 (after 0024, [`crate::scan_pairs_key::undo_0024`])
+/// on the store behind `p`: the rows without their generation.
 pub(crate) async fn undo_0023(p: &AnyPool) {
+    crate::scan_pairs_key::undo_0024(p).await;
     sqlx::raw_sql(
         "DROP INDEX segment_chunks_by_generation;
          DROP INDEX account_days_by_generation;

@@ -7,6 +7,7 @@ use super::sql::{insert_rows, insert_rows_as};
 use super::Backend;
 use super::{Result, Store, StoreError, StoredScan};
 pub(super) use pairs::PairFilter;
+use rayon::slice::ParallelSliceMut;
 use schema::model::*;
 use schema::rescan::Lineage;
 use schema::season::Season;
@@ -315,12 +316,17 @@ async fn save_pairs(
     id: i64,
     pairs: &[PairScore],
 ) -> Result<()> {
-    // Each pair with its evidence's bytes and its signals.
-    let rows: Vec<(&PairScore, Vec<u8>, Option<String>)> = pairs
+    // Each pair with its evidence's bytes and its signals, in the order of
+    // the key SQLite keeps them in (migration 0024): each insert lands
+    // at the end of the table, not at a random place in it.
+    let mut rows: Vec<(&PairScore, Vec<u8>, Option<String>)> = pairs
         .iter()
         .zip(signals::stored(pairs))
         .map(|(p, signals)| (p, evidence::encode(&p.evidence), signals))
         .collect();
+    rows.par_sort_unstable_by(|(x, ..), (y, ..)| {
+        (&x.account_a, &x.account_b).cmp(&(&y.account_a, &y.account_b))
+    });
     // The evidence in its own value ([`evidence`]); the columns that held
     // it before are left 0, NULL and ''.
     insert_rows_as(
@@ -335,13 +341,13 @@ async fn save_pairs(
         &rows,
         |q, (p, evidence, signals)| {
             q.bind(id)
-                .bind(p.account_a.clone())
-                .bind(p.account_b.clone())
+                .bind(p.account_a.as_str())
+                .bind(p.account_b.as_str())
                 .bind(p.similarity)
                 .bind(p.sum)
                 .bind(p.weight)
-                .bind(evidence.clone())
-                .bind(signals.clone())
+                .bind(evidence.as_slice())
+                .bind(signals.as_deref())
         },
     )
     .await?;
