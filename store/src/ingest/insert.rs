@@ -130,8 +130,12 @@ impl Inserter {
             .iter()
             .map(|m| privacy::stored_ip(self.ip_key.as_deref(), &m.mv.ip))
             .collect();
-        let rows: Vec<(&NewMove, &(String, Option<String>))> = moves.iter().zip(&ips).collect();
-        let site = self.site.to_string();
+        // Each value bound borrowed from its row: no copy of a name a move.
+        let rows: Vec<_> = moves
+            .iter()
+            .zip(&ips)
+            .map(|(m, ip)| (m, ip, &*self.site))
+            .collect();
         let new = insert_rows(
             self.backend,
             tx,
@@ -139,14 +143,14 @@ impl Inserter {
             7,
             " ON CONFLICT (ts, username, game, ip, occurrence, site) DO NOTHING",
             &rows,
-            |q, (m, (ip, net))| {
-                q.bind(m.mv.username.clone())
-                    .bind(m.mv.game.clone())
+            |q, (m, (ip, net), site)| {
+                q.bind(m.mv.username.as_str())
+                    .bind(m.mv.game.as_str())
                     .bind(m.mv.timestamp)
-                    .bind(ip.clone())
+                    .bind(ip.as_str())
                     .bind(m.occurrence as i64)
-                    .bind(net.clone())
-                    .bind(site.clone())
+                    .bind(net.as_deref())
+                    .bind(*site)
             },
         )
         .await?;
