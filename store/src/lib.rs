@@ -59,7 +59,7 @@ pub use occurrences::Occurrences;
 pub use privacy::{network_of, IpKey, IpSighting, IP_HASH_PREFIX, NET_HASH_PREFIX};
 pub use purge::Purged;
 pub use queue::{FlagStatus, QueueFilter, QueueItem, QueuePage, QueueStatus};
-pub use scans::RescanBase;
+pub use scans::{PairSimilarity, RescanBase, ScanChange};
 pub use segments::{Saved, SegmentCounts, SegmentationWriter, TailRecord};
 pub use site_db::{SiteDatabase, SiteDbError, SiteKey, SiteRow, SiteTime};
 pub use users::{NewSession, Role, Session, User};

@@ -104,9 +104,28 @@ async fn chain_reads_as_whole(parted: &TestDb, whole: &TestDb) {
         v
     };
     let every = w.latest_scan(1).await.unwrap().unwrap().result.pairs;
+    let similarities = p.scan_similarities(latest.id).await.unwrap();
     assert_eq!(
-        sorted(p.scan_similarities(latest.id).await.unwrap()),
+        sorted(similarities.iter().map(|x| x.2).collect()),
         sorted(every.iter().map(|x| x.similarity).collect())
+    );
+    // The latest scan's own change, applied to its base's similarities,
+    // gives its own (what a daemon holding them between ticks does).
+    let by_pair = |mut v: Vec<store::PairSimilarity>| {
+        v.sort_by(|x, y| (&x.0, &x.1).cmp(&(&y.0, &y.1)));
+        v
+    };
+    let change = p.scan_change(latest.id).await.unwrap().expect("a rescan");
+    assert!(!change.replaced.is_empty() && !change.pairs.is_empty());
+    let named = |n: &String| change.replaced.contains(n);
+    let mut applied: Vec<_> = p.scan_similarities(change.base).await.unwrap();
+    applied.retain(|(a, b, _)| !named(a) && !named(b));
+    applied.extend(change.pairs.iter().cloned());
+    assert_eq!(by_pair(applied), by_pair(similarities));
+    assert_eq!(
+        p.scan_change(change.base).await.unwrap(),
+        None,
+        "a whole scan"
     );
     // The latest scan is a change to the fourth, a whole one: pruning
     // to one scan keeps both.

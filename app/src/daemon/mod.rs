@@ -39,6 +39,7 @@ pub mod fnv;
 pub mod reports;
 pub mod retention;
 mod scans;
+mod similarities;
 pub mod sources;
 pub mod tick;
 

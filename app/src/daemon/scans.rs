@@ -3,6 +3,7 @@
 //! last scan allows) or on the configured cluster (`[cluster]`).
 
 use super::config::Config;
+use super::similarities::HeldSimilarities;
 use crate::pipeline::{self, rethreshold, HeldSegments};
 use anyhow::Result;
 use schema::{ScanParams, Season, Segments};
@@ -16,7 +17,7 @@ type NewScan = (StoredScan, usize, Option<Vec<f64>>);
 /// The season's latest scan if it is current (`fresh` false), else a new
 /// scan (`fresh` true), older scans beyond `keep_scans` pruned; and for a
 /// rescan, every pair's similarity for the chart (a rescan's result holds
-/// the flagged pairs only).
+/// the flagged pairs only), from `similarities` held since the last tick.
 pub(super) async fn current_scan(
     config: &Config,
     store: &Store,
@@ -24,7 +25,7 @@ pub(super) async fn current_scan(
     latest: Option<StoredScan>,
     params: &ScanParams,
     generation: i64,
-    segments: &mut TickSegments,
+    (segments, similarities): (&mut TickSegments, &mut Option<HeldSimilarities>),
 ) -> Result<(StoredScan, bool, Option<Vec<f64>>)> {
     let number = season.number;
     let reusable = match latest.filter(|l| {
@@ -34,6 +35,8 @@ pub(super) async fn current_scan(
         None => None,
     };
     if let Some(mut l) = reusable {
+        // Every pair of it is at hand: the next rescan's chart starts here.
+        HeldSimilarities::hold(similarities, l.id, &l.result.pairs);
         l.season = season.clone();
         rethreshold(&mut l.result, params.threshold);
         return Ok((l, false, None));
@@ -41,7 +44,10 @@ pub(super) async fn current_scan(
     let started = std::time::Instant::now();
     let (scan, scored, similarities) = match &config.cluster {
         Some(target) => on_cluster(store, season, params, target).await?,
-        None => in_process(config, store, season, params, generation, segments).await?,
+        None => {
+            let held = (segments, similarities);
+            in_process(config, store, season, params, generation, held).await?
+        }
     };
     let labels = [
         ("site", store.site().to_owned()),
@@ -67,7 +73,7 @@ async fn in_process(
     season: &Season,
     params: &ScanParams,
     generation: i64,
-    segments: &mut TickSegments,
+    (segments, held): (&mut TickSegments, &mut Option<HeldSimilarities>),
 ) -> Result<NewScan> {
     let segs = loaded(store, params, segments).await?;
     let model = config.model.as_deref();
@@ -76,9 +82,13 @@ async fn in_process(
         .rescan
         .map_or(2 * scanned.scan.result.candidate_pairs, |r| r.pairs);
     let started = std::time::Instant::now();
+    let id = scanned.scan.id;
     let similarities = match scanned.rescan {
-        Some(_) => Some(store.scan_similarities(scanned.scan.id).await?),
-        None => None,
+        Some(_) => Some(HeldSimilarities::of_scan(held, store, id).await?),
+        None => {
+            HeldSimilarities::hold(held, id, &scanned.scan.result.pairs);
+            None
+        }
     };
     tracing::debug!(
         ms = started.elapsed().as_millis() as u64,

@@ -5,6 +5,7 @@ use super::alerts;
 use super::config::{Config, Seasons};
 use super::reports::write_season_report;
 use super::scans::{current_scan, loaded, TickSegments};
+use super::similarities::HeldSimilarities;
 use super::sources::Live;
 use super::Control;
 use crate::pipeline::{self, bucket_seconds, rethreshold, HeldSegments};
@@ -46,6 +47,9 @@ pub struct Memory {
     active: HashMap<String, (i64, Vec<u32>)>,
     /// Each site's segments, held from one scan tick to the next.
     segments: HashMap<String, HeldSegments>,
+    /// Every pair's similarity of each season's last scan, by site and
+    /// season, for the chart.
+    similarities: HashMap<(String, u32), HeldSimilarities>,
 }
 
 impl Memory {
@@ -55,6 +59,7 @@ impl Memory {
             flags: HashMap::new(),
             active: HashMap::new(),
             segments: HashMap::new(),
+            similarities: HashMap::new(),
         }
     }
 }
@@ -290,6 +295,7 @@ async fn scan_season(
             Flags::of(&r)
         }),
     };
+    let mut held = memory.similarities.remove(&flags_key);
     let (scan, fresh, similarities) = current_scan(
         &ctx.config,
         store,
@@ -297,9 +303,12 @@ async fn scan_season(
         latest,
         params,
         generation,
-        segments,
+        (segments, &mut held),
     )
     .await?;
+    if let Some(h) = held {
+        memory.similarities.insert(flags_key.clone(), h);
+    }
     ctx.control.pause_between_steps().await;
     let started = std::time::Instant::now();
     let segs = loaded(store, params, segments).await?;

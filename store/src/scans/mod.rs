@@ -7,6 +7,7 @@ use super::sql::{insert_rows, insert_rows_as};
 use super::Backend;
 use super::{Result, Store, StoreError, StoredScan};
 pub(super) use pairs::PairFilter;
+pub use pairs::{PairSimilarity, ScanChange};
 use rayon::slice::ParallelSliceMut;
 use schema::model::*;
 use schema::rescan::Lineage;

@@ -22,6 +22,21 @@ pub(crate) enum PairFilter<'a> {
     Pairs(&'a [(String, String)]),
 }
 
+/// A directed pair's similarity: account a, account b, similarity.
+pub type PairSimilarity = (String, String, f64);
+
+/// What a scan stored as a change to its base holds ([`Store::scan_change`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScanChange {
+    /// The scan it changes.
+    pub base: i64,
+    /// The accounts whose pairs it scored again: the base's pairs naming
+    /// one of them are replaced.
+    pub replaced: Vec<String>,
+    /// Every directed pair it scored again.
+    pub pairs: Vec<PairSimilarity>,
+}
+
 /// One level of a scan's chain: a scan and the accounts it replaced.
 #[derive(Debug, Clone)]
 pub(crate) struct Level {
@@ -81,30 +96,53 @@ impl Store {
         Ok(out)
     }
 
-    /// The similarity of every directed pair of scan `id`, through its
-    /// chain, in no order: what a chart of them needs, without the rest.
-    pub async fn scan_similarities(&self, id: i64) -> Result<Vec<f64>> {
+    /// The similarity of every directed pair of scan `id` by its two
+    /// accounts, through its chain, in no order: what a chart of them
+    /// needs, without the rest.
+    pub async fn scan_similarities(&self, id: i64) -> Result<Vec<PairSimilarity>> {
         let mut out = Vec::new();
         let mut replaced: FxHashSet<String> = FxHashSet::default();
         for level in self.scan_chain(id).await? {
-            let rows = sqlx::query(
-                "SELECT account_a, account_b, similarity FROM scan_pairs WHERE scan_id = $1",
-            )
-            .bind(level.id)
-            .fetch_all(&self.pool)
-            .await?;
-            for r in &rows {
-                if !replaced.is_empty() {
-                    let (a, b): (&str, &str) = (r.try_get(0)?, r.try_get(1)?);
-                    if replaced.contains(a) || replaced.contains(b) {
-                        continue;
-                    }
+            for pair in self.stored_similarities(level.id).await? {
+                if !replaced.contains(&pair.0) && !replaced.contains(&pair.1) {
+                    out.push(pair);
                 }
-                out.push(r.try_get(2)?);
             }
             replaced.extend(level.replaced);
         }
         Ok(out)
+    }
+
+    /// What scan `id` stores as a change to its base (`None` for a scan
+    /// that stores every pair): applied to the base's
+    /// [`Store::scan_similarities`], it gives this scan's.
+    pub async fn scan_change(&self, id: i64) -> Result<Option<ScanChange>> {
+        let row = sqlx::query("SELECT base_scan FROM scans WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| StoreError::Corrupt(format!("scan {id} is missing")))?;
+        let Some(base) = row.try_get::<Option<i64>, _>(0)? else {
+            return Ok(None);
+        };
+        Ok(Some(ScanChange {
+            base,
+            replaced: self.scan_replaced(id).await?,
+            pairs: self.stored_similarities(id).await?,
+        }))
+    }
+
+    /// The similarity of each pair stored with scan `id` itself.
+    async fn stored_similarities(&self, id: i64) -> Result<Vec<PairSimilarity>> {
+        let rows = sqlx::query(
+            "SELECT account_a, account_b, similarity FROM scan_pairs WHERE scan_id = $1",
+        )
+        .bind(id)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
+            .collect()
     }
 
     /// The pairs stored with scan `id` itself that `filter` selects.

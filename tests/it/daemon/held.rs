@@ -60,7 +60,8 @@ fn a_daemon_holding_its_segments_reports_as_one_scan() {
     let mut child = daemon_cmd(dir, &store.url, &config, &[], None)
         .env(
             "RUST_LOG",
-            "info,sqlx=error,detect_app::pipeline::held=debug",
+            "info,sqlx=error,detect_app::pipeline::held=debug,\
+             detect_app::daemon::similarities=debug",
         )
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap())
@@ -74,14 +75,27 @@ fn a_daemon_holding_its_segments_reports_as_one_scan() {
         seen.extend_from_slice(part);
         wait_for_ticks(&mut child, &log, i + 1);
         assert_report_matches(&store, &dir.join("reports"), &seen);
+        // The chart of every pair, as a report from the store draws it.
+        let out = dir.join(format!("report-{i}"));
+        store.ok(&["report", "--season", "1", "--out", out.to_str().unwrap()]);
+        let chart = |d: &std::path::Path| std::fs::read(d.join("distribution.svg")).unwrap();
+        assert!(
+            chart(&dir.join("reports").join("season-1")) == chart(&out),
+            "the daemon's chart after part {i}"
+        );
     }
     child.kill().ok();
     child.wait().ok();
     let log = std::fs::read_to_string(&log).unwrap();
-    // Brought up to date, not loaded again: some accounts read, not none.
+    // Brought up to date, not loaded again: some accounts read, not none;
+    // and the chart's similarities from the copy held after a rescan.
     assert!(
         log.lines()
             .any(|l| l.contains("held segments brought up to date") && !l.contains("accounts=0")),
+        "{log}"
+    );
+    assert!(
+        log.contains("similarities brought up to date from the copy held"),
         "{log}"
     );
 }
