@@ -48,23 +48,47 @@ pub(crate) async fn undo_0024(p: &AnyPool) {
         .expect("undo 0024");
 }
 
-/// How SQLite keeps the pairs: whether the table has row ids, and whether
-/// it has an index by similarity.
-async fn sqlite_layout(url: &str) -> (bool, bool) {
+/// How SQLite keeps the pairs: whether the table has row ids, and which
+/// index by similarity it has (of every pair, of the strong ones).
+async fn sqlite_layout(url: &str) -> (bool, bool, bool) {
     let p = pool(url).await;
     let sql: String = sqlx::query("SELECT sql FROM sqlite_master WHERE name = 'scan_pairs'")
         .fetch_one(&p)
         .await
         .unwrap()
         .get(0);
-    let by_similarity: i64 =
-        sqlx::query("SELECT count(*) FROM sqlite_master WHERE name = 'scan_pairs_by_similarity'")
+    let mut index = Vec::new();
+    for name in ["scan_pairs_by_similarity", "scan_pairs_strong"] {
+        let n: i64 = sqlx::query("SELECT count(*) FROM sqlite_master WHERE name = $1")
+            .bind(name)
             .fetch_one(&p)
             .await
             .unwrap()
             .get(0);
+        index.push(n == 1);
+    }
     p.close().await;
-    (!sql.contains("WITHOUT ROWID"), by_similarity == 1)
+    (!sql.contains("WITHOUT ROWID"), index[0], index[1])
+}
+
+/// How SQLite reads the pairs of a scan at or above 0.9, as the store asks
+/// for them (`store/src/scans/pairs.rs`).
+async fn sqlite_plan_of_flagged(url: &str) -> String {
+    let p = pool(url).await;
+    let plan: Vec<String> = sqlx::query(
+        "EXPLAIN QUERY PLAN SELECT evidence FROM scan_pairs \
+         WHERE scan_id = $1 AND similarity >= $2 AND similarity >= 0.7",
+    )
+    .bind(1i64)
+    .bind(0.9)
+    .fetch_all(&p)
+    .await
+    .unwrap()
+    .iter()
+    .map(|r| r.get::<String, _>(3))
+    .collect();
+    p.close().await;
+    plan.join("; ")
 }
 
 fn a_store_of_the_previous_release_reads_as_before(backend: Backend) {
@@ -82,13 +106,16 @@ fn a_store_of_the_previous_release_reads_as_before(backend: Backend) {
             schema_shape(&old.url, backend).await
         );
         if backend == Backend::Sqlite {
-            assert_eq!(sqlite_layout(&db.url).await, (true, true));
+            assert_eq!(sqlite_layout(&db.url).await, (true, true, false));
         }
     });
     // The next command migrates: the pairs read as before.
     assert_eq!(reads(&db), before);
     if backend == Backend::Sqlite {
-        assert_eq!(block_on(sqlite_layout(&db.url)), (false, false));
+        assert_eq!(block_on(sqlite_layout(&db.url)), (false, false, true));
+        // The flagged pairs of a scan at 0.9, through the partial index.
+        let plan = block_on(sqlite_plan_of_flagged(&db.url));
+        assert!(plan.contains("USING INDEX scan_pairs_strong"), "{plan}");
     }
     // A rescan stores the pairs it scored again in the migrated table, and
     // the season reads as one that never met the release before.

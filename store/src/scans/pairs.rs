@@ -44,6 +44,11 @@ pub(crate) struct Level {
     pub replaced: Vec<String>,
 }
 
+/// The pairs SQLite indexes by similarity (migration 0024): those at or
+/// above the first, a condition a query must repeat word for word, the
+/// second, for SQLite to read them through that index.
+const STRONG: (f64, &str) = (0.7, "similarity >= 0.7");
+
 const COLUMNS: &str = "SELECT account_a, account_b, similarity, score_sum, score_weight, \
      same_ip_count, same_ip_score, other_ip_count, other_ip_score, moved_stalled_count, moved_stalled_score, \
      stalled_moved_count, stalled_moved_score, both_stalled_count, both_stalled_score, \
@@ -159,6 +164,9 @@ impl Store {
         };
         let sql = match filter {
             PairFilter::All => COLUMNS.to_owned(),
+            PairFilter::AtLeast(min) if min >= STRONG.0 => {
+                format!("{COLUMNS} AND similarity >= $2 AND {}", STRONG.1)
+            }
             PairFilter::AtLeast(_) => format!("{COLUMNS} AND similarity >= $2"),
             PairFilter::Naming(_) => format!("{COLUMNS} AND (account_a = $2 OR account_b = $2)"),
             PairFilter::Among(accounts) => format!(
@@ -267,4 +275,18 @@ fn evidence_of_columns(r: &sqlx::any::AnyRow) -> Result<Evidence> {
     evidence.top_buckets = serde_json::from_str(&top)
         .map_err(|e| StoreError::Corrupt(format!("top buckets of a pair: {e}")))?;
     Ok(evidence)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_strong_pairs_condition_is_the_partial_index_s_word_for_word() {
+        let migration = include_str!("../../migrations/sqlite/0024_scan_pairs_by_key.sql");
+        let (floor, condition) = super::STRONG;
+        assert!(
+            migration.contains(&format!("WHERE {condition};")),
+            "{condition}"
+        );
+        assert_eq!(condition, format!("similarity >= {floor}"));
+    }
 }
