@@ -251,6 +251,10 @@ async fn scan_seasons_with(
             }
         },
     };
+    // A season no longer scanned lets go of the similarities held for it.
+    memory
+        .similarities
+        .retain(|(site, n), _| site != store.site() || numbers.contains(n));
     for n in numbers {
         if ctx.control.stopping() {
             break;
