@@ -33,11 +33,7 @@ fn a_store_of_the_previous_release_reads_as_before(backend: Backend) {
         let p = pool(&db.url).await;
         undo_0022(&p).await;
         p.close().await;
-        previous_release(&old.url, backend, 22).await;
-        assert_eq!(
-            schema_shape(&db.url, backend).await,
-            schema_shape(&old.url, backend).await
-        );
+        assert_shaped_as_release_before(&db.url, &old.url, backend, 22).await;
         assert!(index_names(&db.url, backend)
             .await
             .contains("moves_by_time"));

@@ -141,11 +141,13 @@ pub(crate) fn scanned(backend: Backend, parts: &[Vec<String>]) -> TestDb {
     db
 }
 
-fn ingest_and_scan(db: &TestDb, lines: &[String]) {
+/// Ingests `lines` into season 1's store and scans; returns what the scan
+/// printed.
+pub(crate) fn ingest_and_scan(db: &TestDb, lines: &[String]) -> String {
     let f = tempfile::NamedTempFile::new_in(db.dir.path()).unwrap();
     std::fs::write(f.path(), lines.join("\n") + "\n").unwrap();
     db.ok(&["ingest", f.path().to_str().unwrap()]);
-    db.ok(&["scan", "--season", "1"]);
+    db.ok(&["scan", "--season", "1"])
 }
 
 /// How many of the stored pairs have their evidence in one value, and how
@@ -192,11 +194,7 @@ fn pairs_saved_by_the_previous_release_read_as_before(backend: Backend) {
         let p = pool(&db.url).await;
         undo_0021(&p).await;
         p.close().await;
-        previous_release(&old.url, backend, 21).await;
-        assert_eq!(
-            schema_shape(&db.url, backend).await,
-            schema_shape(&old.url, backend).await
-        );
+        assert_shaped_as_release_before(&db.url, &old.url, backend, 21).await;
     });
 
     // Migrated again by the next command, the pairs still in their

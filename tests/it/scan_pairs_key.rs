@@ -7,7 +7,7 @@
 //! [`undo_0024`] and checked against a store migrated only as far as 0023.
 
 use crate::common::*;
-use crate::pair_evidence::{reads, scanned, timeless};
+use crate::pair_evidence::{ingest_and_scan, reads, scanned, timeless};
 use sqlx::{AnyPool, Row};
 
 /// Undoes migration 0024 on the store behind `p`: on SQLite, the pairs
@@ -100,11 +100,7 @@ fn a_store_of_the_previous_release_reads_as_before(backend: Backend) {
         let p = pool(&db.url).await;
         undo_0024(&p).await;
         p.close().await;
-        previous_release(&old.url, backend, 24).await;
-        assert_eq!(
-            schema_shape(&db.url, backend).await,
-            schema_shape(&old.url, backend).await
-        );
+        assert_shaped_as_release_before(&db.url, &old.url, backend, 24).await;
         if backend == Backend::Sqlite {
             assert_eq!(sqlite_layout(&db.url).await, (true, true, false));
         }
@@ -120,15 +116,9 @@ fn a_store_of_the_previous_release_reads_as_before(backend: Backend) {
     // A rescan stores the pairs it scored again in the migrated table, and
     // the season reads as one that never met the release before.
     let fresh = scanned(backend, &parts);
-    let migrated = {
-        let f = tempfile::NamedTempFile::new_in(db.dir.path()).unwrap();
-        std::fs::write(f.path(), parts[1].join("\n") + "\n").unwrap();
-        db.ok(&["ingest", f.path().to_str().unwrap()]);
-        let out = db.ok(&["scan", "--season", "1"]);
-        assert!(out.contains("a rescan of #1"), "{out}");
-        db
-    };
-    assert_eq!(timeless(&reads(&migrated)), timeless(&reads(&fresh)));
+    let out = ingest_and_scan(&db, &parts[1]);
+    assert!(out.contains("a rescan of #1"), "{out}");
+    assert_eq!(timeless(&reads(&db)), timeless(&reads(&fresh)));
 }
 
 #[test]

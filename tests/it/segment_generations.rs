@@ -37,11 +37,7 @@ fn a_store_of_the_previous_release_is_brought_up_to_date(backend: Backend) {
         let p = pool(&db.url).await;
         undo_0023(&p).await;
         p.close().await;
-        previous_release(&old.url, backend, 23).await;
-        assert_eq!(
-            schema_shape(&db.url, backend).await,
-            schema_shape(&old.url, backend).await
-        );
+        assert_shaped_as_release_before(&db.url, &old.url, backend, 23).await;
     });
     // The next command migrates: the reads unchanged.
     assert_eq!(reads(&db), before);

@@ -56,6 +56,22 @@ pub async fn schema_shape(url: &str, backend: Backend) -> BTreeSet<String> {
     out
 }
 
+/// Checks that the store at `url`, taken back by a migration's undo, has
+/// the schema of the release before migration `version`: that of the empty
+/// store at `old_url` migrated only as far ([`previous_release`]).
+pub async fn assert_shaped_as_release_before(
+    url: &str,
+    old_url: &str,
+    backend: Backend,
+    version: i64,
+) {
+    previous_release(old_url, backend, version).await;
+    assert_eq!(
+        schema_shape(url, backend).await,
+        schema_shape(old_url, backend).await
+    );
+}
+
 /// A store migrated by the migrations before `version` only: the schema
 /// of the release before it.
 pub async fn previous_release(url: &str, backend: Backend, version: i64) {
