@@ -6,7 +6,6 @@
 
 use super::{json_report, write_csv, write_text, JsonReport, ScanInfo};
 use ingest::time::format_utc;
-use rustc_hash::FxHashMap;
 use schema::{PairScore, ScanResult, Season, Verdict};
 use scoring::triage::{to_review, Triage};
 use serde::Serialize;
@@ -15,6 +14,8 @@ use viz::escape::terminal;
 
 /// A scan sorted against the verdicts, and the part of it to review.
 pub struct Reviewed<'a> {
+    /// The scan sorted.
+    pub scan: &'a ScanResult,
     pub triage: Triage<'a>,
     /// The scan without known relationships, with only the cliques to
     /// review.
@@ -46,6 +47,7 @@ impl<'a> Reviewed<'a> {
         let triage = scoring::triage(result, verdicts, all, margin);
         let to_review = to_review(result, &triage);
         Reviewed {
+            scan: result,
             triage,
             to_review,
             margin,
@@ -215,34 +217,51 @@ struct JsonReviewed<'a> {
 /// The CSV report of every listed pair, known relationships included, with
 /// two more columns: `status` (`flag`, `re-opened`, `known` or `scored`)
 /// and `verdict` (the current verdict's kind, if any).
-pub fn write_csv_reviewed(
-    out: impl Write,
-    result: &ScanResult,
-    r: &Reviewed,
-    all: bool,
-) -> anyhow::Result<()> {
-    // Every listed pair has an entry (with --all, every pair of the scan):
-    // a fast hash, as in the triage that made them.
-    let mut status: FxHashMap<(&str, &str), [&'static str; 2]> = FxHashMap::default();
-    status.reserve(r.triage.flags.len() + r.triage.known.len());
+pub fn write_csv_reviewed(out: impl Write, r: &Reviewed, all: bool) -> anyhow::Result<()> {
+    let result = r.scan;
     let threshold = result.params.threshold;
+    // Every listed pair has an entry (with --all, every pair of the scan),
+    // found by its place in the scan: the triage holds the scan's own pairs.
+    let mut statuses: Vec<[&'static str; 2]> = vec![["scored", ""]];
+    let mut status = vec![0u8; result.pairs.len()];
+    let mut set = |pair: &scoring::BothWays, s: [&'static str; 2]| {
+        let k = match statuses.iter().position(|&t| t == s) {
+            Some(k) => k,
+            None => {
+                statuses.push(s);
+                statuses.len() - 1
+            }
+        };
+        for p in [pair.ab, pair.ba].into_iter().flatten() {
+            status[place(&result.pairs, p)] = k as u8;
+        }
+    };
     for f in &r.triage.flags {
         let s = match (f.reopened, f.pair.max() >= threshold) {
             (true, _) => "re-opened",
             (false, true) => "flag",
             (false, false) => "scored",
         };
-        status.insert(
-            (f.pair.a, f.pair.b),
-            [s, f.verdict.map_or("", |v| v.kind.as_str())],
-        );
+        set(&f.pair, [s, f.verdict.map_or("", |v| v.kind.as_str())]);
     }
     for k in &r.triage.known {
-        status.insert((k.pair.a, k.pair.b), ["known", k.verdict.kind.as_str()]);
+        set(&k.pair, ["known", k.verdict.kind.as_str()]);
     }
     write_csv(out, result, all, ["status", "verdict"], |p| {
-        let (a, b) = (p.account_a.as_str(), p.account_b.as_str());
-        let key = if a < b { (a, b) } else { (b, a) };
-        status.get(&key).copied().unwrap_or(["scored", ""])
+        statuses[status[place(&result.pairs, p)] as usize]
     })
+}
+
+/// Where `p`, one of `pairs`, sits in it.
+///
+/// # Panics
+/// If `p` is not an element of `pairs`.
+fn place(pairs: &[PairScore], p: &PairScore) -> usize {
+    let offset = (p as *const PairScore as usize).wrapping_sub(pairs.as_ptr() as usize);
+    let k = offset / std::mem::size_of::<PairScore>();
+    assert!(
+        pairs.get(k).is_some_and(|q| std::ptr::eq(q, p)),
+        "a pair of another scan"
+    );
+    k
 }

@@ -258,7 +258,7 @@ fn write_report(
             known::write_json_reviewed(&mut *out, season, info, reviewed, all)?;
             writeln!(out)?;
         }
-        Format::Csv => known::write_csv_reviewed(&mut *out, result, reviewed, all)?,
+        Format::Csv => known::write_csv_reviewed(&mut *out, reviewed, all)?,
         Format::ReferenceCsv => super::write_reference_csv(&mut *out, result, all)?,
         Format::Html => {
             let (segments, pseudonyms) = pictures.expect("an HTML report loads its segments");

@@ -5,6 +5,7 @@
 mod common;
 
 mod bits;
+mod both_ways;
 mod candidates;
 mod improved;
 mod improved_fit;
