@@ -31,9 +31,9 @@ pub use both::score_rows_both;
 pub struct Rows {
     /// The word number of the rows' first word (absolute bucket number / 64).
     first: i64,
-    record: Vec<u64>,
-    moved: Vec<u64>,
-    stalled: Vec<u64>,
+    /// Each word's three rows side by side (`RECORD`, `MOVED`, `STALLED`):
+    /// a pair's walk reads one stream of each account, not three.
+    words: Vec<[u64; 3]>,
     /// Absolute bucket numbers of the moved buckets, ascending, and the
     /// addresses each moved from: `ips[ip_from[i]..ip_from[i + 1]]`.
     moved_at: Vec<i64>,
@@ -62,9 +62,7 @@ impl Rows {
         let moved = segs.iter().filter(|s| !s.moves.is_empty()).count();
         let mut rows = Rows {
             first,
-            record: vec![0; words],
-            moved: vec![0; words],
-            stalled: vec![0; words],
+            words: vec![[0; 3]; words],
             moved_at: Vec::with_capacity(moved),
             ip_from: Vec::with_capacity(moved + 1),
             ..Rows::default()
@@ -73,16 +71,16 @@ impl Rows {
         for s in segs {
             let k = s.bucket / bucket_seconds;
             let at = (k - first * 64) as usize;
-            set_range(&mut rows.record, at, at + s.span() as usize - 1);
+            set_range(&mut rows.words, RECORD, at, at + s.span() as usize - 1);
             if !s.moves.is_empty() {
-                set_range(&mut rows.moved, at - 1, at + 1);
+                set_range(&mut rows.words, MOVED, at - 1, at + 1);
                 rows.moved_at.push(k);
                 rows.ips.extend(s.moves.iter().map(|&(ip, _)| ip));
                 rows.ip_from.push(rows.ips.len() as u32);
             }
             if s.stalls > 0 {
                 // Every stalled bucket's window: one bucket either side.
-                set_range(&mut rows.stalled, at - 1, at + s.stalls as usize);
+                set_range(&mut rows.words, STALLED, at - 1, at + s.stalls as usize);
             }
         }
         Some(rows)
@@ -98,7 +96,7 @@ impl Rows {
     }
 
     fn end(&self) -> i64 {
-        self.first + self.record.len() as i64
+        self.first + self.words.len() as i64
     }
 
     /// The addresses moved from in buckets `k - 1 ..= k + 1`. `from` is
@@ -146,19 +144,26 @@ impl<'r> MovedBuckets<'r> {
     }
 }
 
-/// Sets bits `lo ..= hi` (the rows have a word of margin each side, so a
-/// window one bucket wider than a segment fits).
-fn set_range(row: &mut [u64], lo: usize, hi: usize) {
+/// Where each row sits in a word of [`Rows`].
+const RECORD: usize = 0;
+const MOVED: usize = 1;
+const STALLED: usize = 2;
+
+/// Sets bits `lo ..= hi` of one row of `words` (the rows have a word of
+/// margin each side, so a window one bucket wider than a segment fits).
+fn set_range(words: &mut [[u64; 3]], row: usize, lo: usize, hi: usize) {
     let (wl, wh) = (lo / 64, hi / 64);
     let from = u64::MAX << (lo % 64);
     let to = up_to((hi % 64) as u32);
     if wl == wh {
-        row[wl] |= from & to;
+        words[wl][row] |= from & to;
         return;
     }
-    row[wl] |= from;
-    row[wl + 1..wh].fill(u64::MAX);
-    row[wh] |= to;
+    words[wl][row] |= from;
+    for w in &mut words[wl + 1..wh] {
+        w[row] = u64::MAX;
+    }
+    words[wh][row] |= to;
 }
 
 /// Bits `0 ..= p`.
@@ -210,11 +215,11 @@ pub fn score_rows(a: &Rows, b: &Rows, bucket_seconds: i64) -> PairOutcome {
     let (mut a_from, mut b_from) = (None, None);
     for w in lo..hi {
         let (ia, ib) = ((w - a.first) as usize, (w - b.first) as usize);
-        let record = a.record[ia];
+        let [record, ma, sa] = a.words[ia];
         if record == 0 {
             continue;
         }
-        let (ma, sa, mb, sb) = (a.moved[ia], a.stalled[ia], b.moved[ib], b.stalled[ib]);
+        let [_, mb, sb] = b.words[ib];
         let walked = record & (mb | sb);
         let word = Word {
             record,

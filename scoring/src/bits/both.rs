@@ -116,11 +116,10 @@ pub fn score_rows_both(a: &Rows, b: &Rows, bucket_seconds: i64) -> (PairOutcome,
     let (mut a_from, mut b_from) = (None, None);
     for w in lo..hi {
         let (ia, ib) = ((w - a.first) as usize, (w - b.first) as usize);
-        let (ra, rb) = (a.record[ia], b.record[ib]);
+        let ([ra, ma, sa], [rb, mb, sb]) = (a.words[ia], b.words[ib]);
         if ra | rb == 0 {
             continue;
         }
-        let (ma, sa, mb, sb) = (a.moved[ia], a.stalled[ia], b.moved[ib], b.stalled[ib]);
         let wa = ab.word(ra, (ma, sa), (mb, sb));
         let wb = ba.word(rb, (mb, sb), (ma, sa));
         let bucket_of = |i: u32| (w * 64 + i as i64) * bucket_seconds;
