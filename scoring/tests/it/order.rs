@@ -4,10 +4,15 @@
 use proptest::prelude::*;
 use schema::{Evidence, PairScore};
 
+/// Names of several lengths, whose order is not their lengths'.
+fn name(k: u8) -> String {
+    ["a0", "a", "b", "ab", "B", "\u{e9}"][k as usize].to_owned()
+}
+
 fn pair(a: u8, b: u8, similarity: f64, sum: i64) -> PairScore {
     PairScore {
-        account_a: format!("a{a}"),
-        account_b: format!("a{b}"),
+        account_a: name(a),
+        account_b: name(b),
         similarity,
         sum,
         weight: 0,
