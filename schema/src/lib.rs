@@ -14,6 +14,7 @@ pub mod ip_counts;
 pub mod linked;
 pub mod model;
 mod names;
+pub mod order;
 pub mod pseudonym;
 pub mod rescan;
 pub mod rules;

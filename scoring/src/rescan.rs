@@ -14,7 +14,7 @@
 
 use crate::{
     account_starts, both_directions, candidate_ids, day_in_season, days_in_season, in_season,
-    participants, reference_scores, scan_result, season_rows, sort_pairs, ScanError,
+    participants, reference_scores, scan_result, season_rows, ScanError,
 };
 use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
@@ -154,7 +154,7 @@ pub fn rescan(
         .filter(|&(x, y)| replaced[x as usize] || replaced[y as usize])
         .collect();
     let mut scores = reference_scores(segments, season, &again);
-    sort_pairs(&mut scores);
+    schema::order::sort_pairs(&mut scores);
     let mut names: Vec<String> = (0..segments.accounts.len())
         .filter(|&u| replaced[u])
         .map(|u| segments.accounts.name(u as AccountId).to_owned())

@@ -1,4 +1,4 @@
-//! The report order of a scan's directed pairs ([`detect_scoring::sort_pairs`]):
+//! The report order of a scan's directed pairs ([`schema::order::sort_pairs`]):
 //! similarity descending, then the names, as a plain stable sort gives it.
 
 use proptest::prelude::*;
@@ -40,7 +40,7 @@ proptest! {
                 .then_with(|| x.account_a.cmp(&y.account_a))
                 .then_with(|| x.account_b.cmp(&y.account_b))
         });
-        detect_scoring::sort_pairs(&mut pairs);
+        schema::order::sort_pairs(&mut pairs);
         // Pairs equal in similarity and names may come in either order.
         let key = |p: &PairScore| (p.similarity.to_bits(), p.account_a.clone(), p.account_b.clone(), p.sum);
         let mut got_keys: Vec<_> = pairs.iter().map(key).collect();

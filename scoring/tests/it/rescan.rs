@@ -39,7 +39,7 @@ fn composed(before: &ScanResult, again: &[PairScore], replaced: &[String]) -> Ve
     let named = |p: &PairScore| replaced.contains(&p.account_a) || replaced.contains(&p.account_b);
     let mut pairs: Vec<PairScore> = before.pairs.iter().filter(|p| !named(p)).cloned().collect();
     pairs.extend(again.iter().cloned());
-    detect_scoring::sort_pairs(&mut pairs);
+    schema::order::sort_pairs(&mut pairs);
     pairs
 }
 

@@ -10,6 +10,7 @@ pub(super) use pairs::PairFilter;
 pub use pairs::{PairSimilarity, ScanChange};
 use rayon::slice::ParallelSliceMut;
 use schema::model::*;
+use schema::order::sort_pairs;
 use schema::rescan::Lineage;
 use schema::season::Season;
 use sqlx::{Any, Row, Transaction};
@@ -285,16 +286,6 @@ impl Store {
             model_version: row.try_get(14)?,
         }))
     }
-}
-
-/// Strongest first, then by names.
-fn sort_pairs(pairs: &mut [PairScore]) {
-    pairs.sort_by(|x, y| {
-        y.similarity
-            .total_cmp(&x.similarity)
-            .then_with(|| x.account_a.cmp(&y.account_a))
-            .then_with(|| x.account_b.cmp(&y.account_b))
-    });
 }
 
 /// A stored scan's own row.
