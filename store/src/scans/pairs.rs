@@ -64,12 +64,7 @@ impl Store {
             if levels.iter().any(|l: &Level| l.id == id) || levels.len() > 10_000 {
                 return Err(StoreError::Corrupt(format!("scan {id} is its own base")));
             }
-            let row = sqlx::query("SELECT base_scan FROM scans WHERE id = $1")
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?
-                .ok_or_else(|| StoreError::Corrupt(format!("scan {id} is missing from a chain")))?;
-            at = row.try_get(0)?;
+            at = self.base_of(id).await?;
             let replaced = if at.is_some() {
                 self.scan_replaced(id).await?
             } else {
@@ -78,6 +73,16 @@ impl Store {
             levels.push(Level { id, replaced });
         }
         Ok(levels)
+    }
+
+    /// The scan whose pairs scan `id` changes, if it stores only a change.
+    async fn base_of(&self, id: i64) -> Result<Option<i64>> {
+        let row = sqlx::query("SELECT base_scan FROM scans WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| StoreError::Corrupt(format!("scan {id} is missing")))?;
+        Ok(row.try_get(0)?)
     }
 
     /// A scan's pairs that `filter` selects, through its chain.
@@ -122,12 +127,7 @@ impl Store {
     /// that stores every pair): applied to the base's
     /// [`Store::scan_similarities`], it gives this scan's.
     pub async fn scan_change(&self, id: i64) -> Result<Option<ScanChange>> {
-        let row = sqlx::query("SELECT base_scan FROM scans WHERE id = $1")
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| StoreError::Corrupt(format!("scan {id} is missing")))?;
-        let Some(base) = row.try_get::<Option<i64>, _>(0)? else {
+        let Some(base) = self.base_of(id).await? else {
             return Ok(None);
         };
         Ok(Some(ScanChange {
