@@ -2,20 +2,11 @@
 //! against the definition: a map from the pair's names in order to its two
 //! directions, filtered, then sorted by the larger similarity and the names.
 
-use detect_scoring::{both_ways, scan_result};
+use crate::common::{pair, scan_of};
+use detect_scoring::both_ways;
 use proptest::prelude::*;
 use rustc_hash::FxHashMap;
-use schema::{Mode, PairScore, ScanParams, ScanResult};
-
-fn scan(pairs: Vec<PairScore>) -> ScanResult {
-    let params = ScanParams {
-        threshold: 0.9,
-        mode: Mode::Reference,
-        ..ScanParams::default()
-    };
-    let candidate_pairs = pairs.len();
-    scan_result(params, 0, candidate_pairs, pairs, Vec::new())
-}
+use schema::{PairScore, ScanResult};
 
 type Row = (String, String, Option<f64>, Option<f64>);
 
@@ -74,16 +65,9 @@ proptest! {
         let pairs: Vec<PairScore> = pairs
             .into_iter()
             .filter(|((a, b), _)| a != b)
-            .map(|((a, b), s)| PairScore {
-                account_a: name(a).into(),
-                account_b: name(b).into(),
-                similarity: sims[s],
-                sum: 0,
-                weight: 20,
-                evidence: Default::default(),
-            })
+            .map(|((a, b), s)| pair(name(a), name(b), sims[s]))
             .collect();
-        let result = scan(pairs);
+        let result = scan_of(pairs);
         for all in [false, true] {
             prop_assert_eq!(gathered(&result, all), defined(&result, all));
         }
@@ -92,15 +76,7 @@ proptest! {
 
 #[test]
 fn both_directions_side_by_side_strongest_first() {
-    let pair = |a: &str, b: &str, s: f64| PairScore {
-        account_a: a.into(),
-        account_b: b.into(),
-        similarity: s,
-        sum: 0,
-        weight: 20,
-        evidence: Default::default(),
-    };
-    let result = scan(vec![
+    let result = scan_of(vec![
         pair("b", "a", 0.95),
         pair("a", "b", 0.5),
         pair("c", "d", 0.95),

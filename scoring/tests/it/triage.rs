@@ -2,31 +2,10 @@
 //! re-open above their level plus the margin, and cliques made only of them
 //! are not to review. Tables, then properties.
 
+use crate::common::{pair, scan_of as scan};
 use detect_scoring::triage::{clique_verdict, triage};
 use proptest::prelude::*;
-use schema::{Mode, PairScore, ScanParams, ScanResult, Verdict, VerdictKind};
-
-fn pair(a: &str, b: &str, s: f64) -> PairScore {
-    PairScore {
-        account_a: a.into(),
-        account_b: b.into(),
-        similarity: s,
-        sum: 0,
-        weight: 20,
-        evidence: Default::default(),
-    }
-}
-
-fn scan(pairs: Vec<PairScore>) -> ScanResult {
-    let params = ScanParams {
-        threshold: 0.9,
-        bucket_seconds: 1800,
-        mode: Mode::Reference,
-        ..ScanParams::default()
-    };
-    let candidate_pairs = pairs.len() / 2;
-    detect_scoring::scan_result(params, 0, candidate_pairs, pairs, Vec::new())
-}
+use schema::{PairScore, ScanResult, Verdict, VerdictKind};
 
 fn verdict(id: i64, at: i64, accounts: &[&str], kind: VerdictKind, level: Option<f64>) -> Verdict {
     let mut accounts: Vec<String> = accounts.iter().map(|s| s.to_string()).collect();

@@ -1,7 +1,33 @@
 //! Worlds for improved mode's tests, written one bucket per word (see
 //! `improved.rs`): accounts `a` and `b`, and extra accounts on one address.
+//! And scans of given pairs, for the tests of what reports make of a scan.
 
-use schema::{day_of, IpDay, Names, Segment, Segments};
+use schema::{day_of, IpDay, Mode, Names, PairScore, ScanParams, ScanResult, Segment, Segments};
+
+/// The directed pair `(a, b)` at similarity `s`, with no evidence.
+pub fn pair(a: &str, b: &str, s: f64) -> PairScore {
+    PairScore {
+        account_a: a.into(),
+        account_b: b.into(),
+        similarity: s,
+        sum: 0,
+        weight: 20,
+        evidence: Default::default(),
+    }
+}
+
+/// A reference scan of `pairs` at the threshold 0.9, every candidate pair
+/// scored both ways.
+pub fn scan_of(pairs: Vec<PairScore>) -> ScanResult {
+    let params = ScanParams {
+        threshold: 0.9,
+        bucket_seconds: B,
+        mode: Mode::Reference,
+        ..ScanParams::default()
+    };
+    let candidate_pairs = pairs.len() / 2;
+    detect_scoring::scan_result(params, 0, candidate_pairs, pairs, Vec::new())
+}
 
 /// The bucket size of every world here: 30 minutes.
 pub const B: i64 = 1800;
