@@ -4,6 +4,7 @@
 //! naming an account a later level replaced.
 
 use super::super::{Result, Store, StoreError};
+use futures_util::TryStreamExt;
 use rustc_hash::FxHashSet;
 use schema::model::*;
 use sqlx::Row;
@@ -198,12 +199,13 @@ impl Store {
                 }
             }
         }
-        let mut pairs = q
-            .fetch_all(&self.pool)
-            .await?
-            .iter()
-            .map(pair_of_row)
-            .collect::<Result<Vec<_>>>()?;
+        // Each row decoded as it comes: a whole scan's rows held at once
+        // were most of a report's memory (1.3M rows at ten million moves).
+        let mut rows = q.fetch(&self.pool);
+        let mut pairs = Vec::new();
+        while let Some(row) = rows.try_next().await? {
+            pairs.push(pair_of_row(&row)?);
+        }
         super::signals::fill_from_partners(&mut pairs);
         Ok(pairs)
     }
