@@ -148,6 +148,11 @@ pub struct Timing {
     /// The share the other account opens by chance, in thousandths, from
     /// the same shifted days.
     pub other_opened_by_chance_milli: u32,
+    /// The members the hidden account was read against (0 in scans stored
+    /// before they were counted): the more there are, the more of them it
+    /// follows by chance.
+    #[serde(default)]
+    pub tested: u32,
 }
 
 impl Signals {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 #[derive(Debug, Args, Clone)]
 pub struct ScanOptions {
     /// Flag directed pairs at or above this similarity, 0 to 1 [default: 0.9 in
-    /// reference mode, the model's (0.34) in improved mode].
+    /// reference mode, the model's (0.33) in improved mode].
     #[arg(long, value_name = "SIMILARITY")]
     pub threshold: Option<f64>,
     /// Bucket size in minutes.

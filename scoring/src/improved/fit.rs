@@ -46,6 +46,10 @@ pub struct Row {
     pub x: Vec<f64>,
     pub y: bool,
     pub weight: f64,
+    /// Added to the row's log-odds as it is, not fitted: what is known of
+    /// its prior odds (a timing pair's members read against,
+    /// [`super::timing::prior_offset`]); 0 for most rows.
+    pub offset: f64,
 }
 
 /// How to fit.
@@ -86,8 +90,12 @@ pub struct Fitted {
 impl Fitted {
     /// The probability of one person for feature values `x`.
     pub fn probability(&self, x: &[f64]) -> f64 {
-        let z = self.intercept + self.weights.iter().zip(x).map(|(w, v)| w * v).sum::<f64>();
-        logistic(z)
+        logistic(self.log_odds(x))
+    }
+
+    /// The log-odds of one person for feature values `x`.
+    pub fn log_odds(&self, x: &[f64]) -> f64 {
+        self.intercept + self.weights.iter().zip(x).map(|(w, v)| w * v).sum::<f64>()
     }
 }
 
@@ -196,7 +204,7 @@ pub fn cross_validated(
         let m = fit(signs, &train, opts);
         for (i, r) in rows.iter().enumerate() {
             if fold[i] % k == f {
-                out[i] = m.probability(&r.x);
+                out[i] = logistic(m.log_odds(&r.x) + r.offset);
             }
         }
     }
@@ -208,7 +216,7 @@ pub fn cross_validated(
 fn objective(w: &[f64], rows: &[Row], prior: &[Option<f64>], l2: f64) -> f64 {
     let mut loss = 0.0;
     for r in rows {
-        let z = w[0] + w[1..].iter().zip(&r.x).map(|(a, b)| a * b).sum::<f64>();
+        let z = r.offset + w[0] + w[1..].iter().zip(&r.x).map(|(a, b)| a * b).sum::<f64>();
         // log(1 + e^z) - y z, computed without overflow.
         let softplus = if z > 0.0 {
             z + (-z).exp().ln_1p()
@@ -239,7 +247,7 @@ fn gradient_hessian(
     for r in rows {
         v[0] = 1.0;
         v[1..].copy_from_slice(&r.x);
-        let z: f64 = w.iter().zip(&v).map(|(a, b)| a * b).sum();
+        let z: f64 = r.offset + w.iter().zip(&v).map(|(a, b)| a * b).sum::<f64>();
         let p = logistic(z);
         let e = r.weight * (p - if r.y { 1.0 } else { 0.0 });
         let c = r.weight * p * (1.0 - p);

@@ -75,7 +75,7 @@ use schema::{AccountId, PairScore, Segments, Signals};
 
 /// The threshold improved mode flags at unless told otherwise: the shipped
 /// model's ([`Model::threshold`]; a test holds them equal).
-pub const DEFAULT_THRESHOLD: f64 = 0.34;
+pub const DEFAULT_THRESHOLD: f64 = 0.33;
 
 /// What an improved-mode similarity means and how it was measured, in the
 /// words every report (text, web) prints beside an improved scan: from the
@@ -243,7 +243,7 @@ fn timing_words(t: &schema::Timing, a: &str, b: &str) -> String {
     let (hidden, other) = if t.a_hidden { (a, b) } else { (b, a) };
     let [follow, lead] = timing::ratios(t);
     format!(
-        "Timing: {a} and {b} never moved from one address on one day; {hidden} moved mostly from shared exits, addresses many accounts used this season (a VPN exit, carrier NAT, a campus). {} of {hidden}'s {} sittings began within {} hours after a move of {other} (by chance, reading the same hours on other days: {:.0}%); of the stretches both played in, {other} opened {} and {hidden} {} (by chance: {other} {:.0}%). As evidence against chance: {follow:.1} and {lead:.1}; this pair is scored by the timing model.",
+        "Timing: {a} and {b} never moved from one address on one day; {hidden} moved mostly from shared exits, addresses many accounts used this season (a VPN exit, carrier NAT, a campus). {} of {hidden}'s {} sittings began within {} hours after a move of {other} (by chance, reading the same hours on other days: {:.0}%); of the stretches both played in, {other} opened {} and {hidden} {} (by chance: {other} {:.0}%). As evidence against chance: {follow:.1} and {lead:.1}; this pair is scored by the timing model.{}",
         t.followed,
         t.sittings,
         timing::FOLLOW_SECONDS / 3600,
@@ -251,5 +251,14 @@ fn timing_words(t: &schema::Timing, a: &str, b: &str) -> String {
         t.other_opened,
         t.hidden_opened,
         t.other_opened_by_chance_milli as f64 / 10.0,
+        tested_words(t.tested, hidden),
     )
+}
+
+/// How many members a hidden account was read against, when counted.
+fn tested_words(tested: u32, hidden: &str) -> String {
+    if tested == 0 {
+        return String::new();
+    }
+    format!(" {hidden} was read against {tested} other members: the more members a season has, the more of them it follows by chance.")
 }

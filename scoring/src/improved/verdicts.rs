@@ -133,6 +133,7 @@ fn problem(prior: &Model, verdicts: &[Verdict<'_>], l2: f64) -> (Vec<Sign>, Vec<
             x: prior.values(&v.reading),
             y: v.same,
             weight: 1.0,
+            offset: 0.0,
         })
         .collect();
     let signs: Vec<Sign> = prior.features().iter().map(|f| f.sign).collect();

@@ -27,6 +27,7 @@ fn rows(n: usize, intercept: f64, weights: &[f64], seed: u64) -> Vec<Row> {
                 y: u() < p,
                 x,
                 weight: 1.0,
+                offset: 0.0,
             }
         })
         .collect()

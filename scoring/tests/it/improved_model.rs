@@ -68,6 +68,7 @@ fn small() -> Model {
         Some(TimeModel {
             intercept: -6.0,
             weights: [0.5, 0.2, -1.0],
+            per_member: true,
         }),
         Provenance {
             fitted_on: "a test".into(),

@@ -151,6 +151,7 @@ fn moves_within_seconds_of_each_other_lower_a_timing_pair() {
         other_opened: 20,
         hidden_opened: 2,
         other_opened_by_chance_milli: 600,
+        tested: 300,
     };
     let p = |close| {
         time_model().probability(&Signals {
@@ -163,12 +164,54 @@ fn moves_within_seconds_of_each_other_lower_a_timing_pair() {
     assert_eq!(time_model().probability(&Signals::default()), 0.0);
 }
 
+#[test]
+fn the_same_timing_read_against_more_members_is_worth_less() {
+    // Each member read against may follow the hidden account by chance:
+    // against a hundred times the members, the odds of one person are a
+    // hundredth of what they were.
+    let at = |tested| {
+        let t = Timing {
+            a_hidden: true,
+            sittings: 30,
+            followed: 24,
+            followed_by_chance_milli: 300,
+            other_opened: 20,
+            hidden_opened: 2,
+            other_opened_by_chance_milli: 600,
+            tested,
+        };
+        time_model().probability(&Signals {
+            timing: Some(t),
+            ..Signals::default()
+        })
+    };
+    let odds = |p: f64| p / (1.0 - p);
+    assert!(at(30_000) < at(300), "{} {}", at(30_000), at(300));
+    assert!((odds(at(300)) / odds(at(30_000)) - 100.0).abs() < 1e-6);
+    // A model file from before the members were counted reads as it was
+    // fitted: the same probability at any number of members.
+    let mut before = *time_model();
+    before.per_member = false;
+    let p = |tested| {
+        before.probability(&Signals {
+            timing: Some(Timing {
+                sittings: 10,
+                followed: 9,
+                tested,
+                ..Timing::default()
+            }),
+            ..Signals::default()
+        })
+    };
+    assert_eq!(p(300), p(30_000));
+}
+
 fn any_timing() -> impl Strategy<Value = (Timing, u32)> {
     (
         (any::<bool>(), 0u32..200, 0u32..200, 0u32..=1000),
-        (0u32..200, 0u32..200, 0u32..=1000, 0u32..50),
+        (0u32..200, 0u32..200, 0u32..=1000, 0u32..50, 0u32..100_000),
     )
-        .prop_map(|((a_hidden, n, k, fc), (o, h, oc, close))| {
+        .prop_map(|((a_hidden, n, k, fc), (o, h, oc, close, tested))| {
             (
                 Timing {
                     a_hidden,
@@ -178,6 +221,7 @@ fn any_timing() -> impl Strategy<Value = (Timing, u32)> {
                     other_opened: o,
                     hidden_opened: h,
                     other_opened_by_chance_milli: oc,
+                    tested,
                 },
                 close,
             )

@@ -60,6 +60,7 @@ pub fn fit_design(design: &Design, worlds: &[&World]) -> Model {
                     x: x.to_vec(),
                     y: p.one,
                     weight: 1.0,
+                    offset: p.signals.timing.map_or(0.0, |t| timing::prior_offset(&t)),
                 });
             } else {
                 let r = p.reading();
@@ -67,6 +68,7 @@ pub fn fit_design(design: &Design, worlds: &[&World]) -> Model {
                     x: design.features.iter().map(|f| (f.value)(&r)).collect(),
                     y: p.one,
                     weight: ROWS_PER_WORLD / n,
+                    offset: 0.0,
                 });
             }
         }
@@ -82,6 +84,7 @@ pub fn fit_design(design: &Design, worlds: &[&World]) -> Model {
         TimeModel {
             intercept: t.intercept,
             weights: [t.weights[0], t.weights[1], t.weights[2]],
+            per_member: true,
         }
     });
     let names: Vec<&str> = design.features.iter().map(|f| f.name).collect();

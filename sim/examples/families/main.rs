@@ -281,6 +281,7 @@ fn fit_all(args: &Args, all: &[World], rows: &[Row]) -> Model {
     let timing = m.timing().map(|t| scoring::improved::TimeModel {
         intercept: round(t.intercept),
         weights: t.weights.map(round),
+        per_member: t.per_member,
     });
     Model::new(
         &format!("families-{lo}-{hi}"),

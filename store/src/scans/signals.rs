@@ -110,6 +110,7 @@ pub(super) fn compact(s: &Signals) -> String {
             t.other_opened,
             t.hidden_opened,
             t.other_opened_by_chance_milli,
+            t.tested,
         )
     });
     // Written as serde_json writes these arrays (a test holds them equal),
@@ -126,11 +127,19 @@ pub(super) fn compact(s: &Signals) -> String {
     ints(&mut out, &counts);
     match timing {
         None => out.push_str("null"),
-        Some((hidden, sittings, followed, by_chance, other, own, other_by_chance)) => {
+        Some((hidden, sittings, followed, by_chance, other, own, other_by_chance, tested)) => {
             out.push_str(if hidden { "[true," } else { "[false," });
             ints(
                 &mut out,
-                &[sittings, followed, by_chance, other, own, other_by_chance],
+                &[
+                    sittings,
+                    followed,
+                    by_chance,
+                    other,
+                    own,
+                    other_by_chance,
+                    tested,
+                ],
             );
             out.pop();
             out.push(']');
@@ -253,6 +262,7 @@ mod tests {
             other_opened: 34,
             hidden_opened: 35,
             other_opened_by_chance_milli: 36,
+            tested: 37,
         };
         for s in [every_field(None), every_field(Some(timing))] {
             let stored = compact(&s);
@@ -263,7 +273,7 @@ mod tests {
             assert!(stored.len() * 3 < named.len(), "{stored} against {named}");
         }
         assert!(compact(&every_field(Some(timing)))
-            .ends_with(",4000000026,[true,31,32,33,34,35,36],41,42,43,44,45,46,47,48]"));
+            .ends_with(",4000000026,[true,31,32,33,34,35,36,37],41,42,43,44,45,46,47,48]"));
         assert!(compact(&every_field(None)).ends_with(",4000000026,null,41,42,43,44,45,46,47,48]"));
         // Stored before the places and private shares (and what came
         // after them): absent, 0.
@@ -273,6 +283,11 @@ mod tests {
             (read.places, read.a_private_milli, read.b_first),
             (0, 0, 4_000_000_026)
         );
+        // A timing stored before the members it was read against: 0.
+        let older = compact(&every_field(Some(timing))).replace(",36,37]", ",36]");
+        let read: Signals = serde_json::from_str(&older).unwrap();
+        let t = read.timing.expect("a timing");
+        assert_eq!((t.other_opened_by_chance_milli, t.tested), (36, 0));
         // Stored before the paces: absent, 0.
         let older = compact(&every_field(None)).replace(",44,45,46,47,48]", "]");
         let read: Signals = serde_json::from_str(&older).unwrap();
@@ -290,7 +305,7 @@ mod tests {
             counts in proptest::collection::vec(proptest::prelude::any::<u32>(), 26),
             timing in proptest::option::of((
                 proptest::prelude::any::<bool>(),
-                proptest::collection::vec(proptest::prelude::any::<u32>(), 6),
+                proptest::collection::vec(proptest::prelude::any::<u32>(), 7),
             )),
             tail in proptest::collection::vec(proptest::prelude::any::<u32>(), 8),
         ) {

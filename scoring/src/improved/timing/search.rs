@@ -52,7 +52,8 @@ pub(super) fn search(
                         return None;
                     }
                     let row = near.row(i);
-                    h.kept(cx, x, row, hits(&h.starts[0], row))
+                    let tested = members.len() as u32 - 1;
+                    h.kept(cx, (x, tested), row, hits(&h.starts[0], row))
                 })
         })
         .collect()
@@ -206,7 +207,14 @@ impl Hidden {
     /// of its sitting starts (at least half of them), if kept: following is
     /// above chance by [`FOLLOW_FROM`] and the two ratios reach
     /// [`KEEP_FROM`].
-    fn kept(&self, cx: &Scope<'_>, other: AccountId, near: &[u64], k: u32) -> Option<Found> {
+    /// `tested` is the members read against ([`Timing::tested`]).
+    fn kept(
+        &self,
+        cx: &Scope<'_>,
+        (other, tested): (AccountId, u32),
+        near: &[u64],
+        k: u32,
+    ) -> Option<Found> {
         let n = self.counts[0];
         let ck: u32 = self.starts[1..].iter().map(|s| hits(s, near)).sum();
         let cn: u32 = self.counts[1..].iter().sum();
@@ -231,6 +239,7 @@ impl Hidden {
             other_opened: o,
             hidden_opened: h,
             other_opened_by_chance_milli: milli(co, co + ch),
+            tested,
         };
         let [f, l] = ratios(&t);
         (f + l >= KEEP_FROM).then_some((self.account, other, t, f + l))
