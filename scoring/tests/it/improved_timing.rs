@@ -141,9 +141,11 @@ fn the_log_likelihood_ratio_is_signed_and_grows_with_the_evidence() {
     assert!((llr(16, 20, 0.4) - 2.0 * llr(8, 10, 0.4)).abs() < 1e-12);
 }
 
-#[test]
-fn moves_within_seconds_of_each_other_lower_a_timing_pair() {
-    let t = Timing {
+/// A hidden account that followed the other in 24 of 30 sittings (30 %
+/// by chance) and was opened for in 20 of 22 stretches (60 % by chance),
+/// read against `tested` members.
+fn a_timing(tested: u32) -> Timing {
+    Timing {
         a_hidden: true,
         sittings: 30,
         followed: 24,
@@ -151,8 +153,13 @@ fn moves_within_seconds_of_each_other_lower_a_timing_pair() {
         other_opened: 20,
         hidden_opened: 2,
         other_opened_by_chance_milli: 600,
-        tested: 300,
-    };
+        tested,
+    }
+}
+
+#[test]
+fn moves_within_seconds_of_each_other_lower_a_timing_pair() {
+    let t = a_timing(300);
     let p = |close| {
         time_model().probability(&Signals {
             timing: Some(t),
@@ -170,18 +177,8 @@ fn the_same_timing_read_against_more_members_is_worth_less() {
     // against a hundred times the members, the odds of one person are a
     // hundredth of what they were.
     let at = |tested| {
-        let t = Timing {
-            a_hidden: true,
-            sittings: 30,
-            followed: 24,
-            followed_by_chance_milli: 300,
-            other_opened: 20,
-            hidden_opened: 2,
-            other_opened_by_chance_milli: 600,
-            tested,
-        };
         time_model().probability(&Signals {
-            timing: Some(t),
+            timing: Some(a_timing(tested)),
             ..Signals::default()
         })
     };
