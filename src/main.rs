@@ -11,6 +11,9 @@ use std::process::ExitCode;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// How long a finished command waits for the runtime's blocking tasks.
+const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 fn main() -> ExitCode {
     ui::exit_quietly_on_broken_pipe();
     let matches = detect::cli::Cli::command()
@@ -47,7 +50,12 @@ fn main() -> ExitCode {
             return ExitCode::from(ui::EXIT_ERROR);
         }
     };
-    match runtime.block_on(detect::run(cli)) {
+    let outcome = runtime.block_on(detect::run(cli));
+    // Dropping a runtime waits without end for its blocking tasks (tokio's
+    // documentation of `shutdown_timeout`): a command that has finished
+    // and written its output must not be kept alive by one that is stuck.
+    runtime.shutdown_timeout(SHUTDOWN_WAIT);
+    match outcome {
         Ok(()) => ExitCode::from(ui::EXIT_OK),
         Err(e) if detect::is_broken_pipe(&e) => ExitCode::from(ui::EXIT_OK),
         Err(e) if e.downcast_ref::<detect::FlagsFound>().is_some() => {
