@@ -23,7 +23,12 @@
 //! probability of one person. A pair is kept, and so becomes a candidate
 //! pair, when at least half the hidden account's sittings follow the other,
 //! following is above chance by [`FOLLOW_FROM`] and the two ratios add up
-//! to [`KEEP_FROM`] or more.
+//! to [`KEEP_FROM`] or more. The timing model reads a kept pair against
+//! the number of members its hidden account was read against
+//! ([`prior_offset`]): the more there are, the more follow it by chance.
+//!
+//! The search is in `search` (the following test made for all members at
+//! once in `columns`), what it reads of the season in `scope`.
 //!
 //! This module does not score pairs that shared an address: those are the
 //! ordinary candidate pairs, scored by the model's features.
