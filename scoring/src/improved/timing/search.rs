@@ -35,6 +35,8 @@ pub(super) fn search(
     near: &NearRows,
 ) -> Vec<Found> {
     let columns = Columns::new(&near.bits, near.words, members.len());
+    // Every hidden account is read against all the other members.
+    let tested = members.len() as u32 - 1;
     hidden
         .par_iter()
         .zip(partners)
@@ -52,7 +54,6 @@ pub(super) fn search(
                         return None;
                     }
                     let row = near.row(i);
-                    let tested = members.len() as u32 - 1;
                     h.kept(cx, (x, tested), row, hits(&h.starts[0], row))
                 })
         })
