@@ -123,7 +123,7 @@ pub fn score(model: &Model, p: &Pair) -> Option<f64> {
 
 /// The threshold (a hundredth from 0.05 to 0.95) with the best mean F1
 /// over `worlds` (all true pairs counted, scored or not).
-fn best_threshold(model: &Model, worlds: &[&World]) -> f64 {
+pub fn best_threshold(model: &Model, worlds: &[&World]) -> f64 {
     let lists: Vec<(Vec<(f64, bool)>, usize)> = worlds
         .iter()
         .map(|w| {

@@ -5,15 +5,20 @@
 //! design on every family and write the model file, its provenance holding
 //! the held-out figures. With `--verdicts N`, learning from verdicts on the
 //! N highest-scored pairs of a season, scored on the next (`verdicts.rs`).
+//! With `--ceiling`, each family fitted on half of its own seeds and
+//! measured on the other half: how far the design's readings go when the
+//! family is known (`ceiling.rs`).
 //!
 //! ```text
 //! cargo run --release -p detect-sim --example families -- \
 //!     [--seeds 1-10] [--features a,b,...] [--no-timing] [--l2 X] \
-//!     [--cache DIR] [--fit FILE] [--diag FAMILY] [--detail] [--verdicts N]
+//!     [--cache DIR] [--fit FILE] [--diag FAMILY] [--detail] [--verdicts N] \
+//!     [--ceiling]
 //! ```
 //!
 //! `scripts/evaluate` runs it; EVALUATION.md holds its table.
 
+mod ceiling;
 mod collect;
 mod detail;
 mod lofo;
@@ -33,6 +38,7 @@ struct Args {
     diag: Option<String>,
     detail: bool,
     verdicts: Option<usize>,
+    ceiling: bool,
 }
 
 fn parse() -> Result<Args, String> {
@@ -49,6 +55,7 @@ fn parse() -> Result<Args, String> {
         diag: None,
         detail: false,
         verdicts: None,
+        ceiling: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -76,6 +83,7 @@ fn parse() -> Result<Args, String> {
             "--fit" => args.fit = Some(value()?),
             "--diag" => args.diag = Some(value()?),
             "--detail" => args.detail = true,
+            "--ceiling" => args.ceiling = true,
             "--verdicts" => {
                 let v = value()?;
                 args.verdicts = Some(v.parse().map_err(|e| format!("--verdicts {v}: {e}"))?);
@@ -316,6 +324,14 @@ fn main() {
         (args.seeds[0], args.seeds[args.seeds.len() - 1])
     );
     println!();
+    if args.ceiling {
+        let rows: Vec<ceiling::Ceiling> = Family::ALL
+            .iter()
+            .map(|&f| ceiling::family(&args.design, &all, f))
+            .collect();
+        ceiling::print(&rows);
+        return;
+    }
     let rows: Vec<Row> = Family::ALL
         .iter()
         .map(|&f| held_out(&args, &all, f))
