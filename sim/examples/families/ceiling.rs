@@ -65,42 +65,39 @@ pub fn family(design: &Design, all: &[World], family: Family) -> Ceiling {
 /// columns bound any score of the same pairs: the share of true pairs
 /// scored at all, and the F1 of flagging exactly those (precision 1).
 pub fn print(rows: &[Ceiling]) {
-    let c = |x: f64| format!("{x:.3}");
     let bound = |r: f64| 2.0 * r / (1.0 + r);
     println!("| family (fitted on its own seeds) | P | R | F1 | AP | at the best threshold: P | R | F1 | true pairs scored | F1 at precision 1 |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for r in rows {
-        let (a, b) = (&r.fitted, &r.best);
-        println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+        row(
             r.family.as_str(),
-            c(a.precision),
-            c(a.recall),
-            c(a.f1),
-            c(a.average_precision),
-            c(b.precision),
-            c(b.recall),
-            c(b.f1),
-            c(r.reach),
-            c(bound(r.reach))
+            (&r.fitted, &r.best),
+            r.reach,
+            bound(r.reach),
         );
     }
     let fitted: Vec<Figures> = rows.iter().map(|r| r.fitted).collect();
     let best: Vec<Figures> = rows.iter().map(|r| r.best).collect();
-    let (a, b) = (Figures::mean(&fitted), Figures::mean(&best));
     let n = rows.len().max(1) as f64;
     let reach = rows.iter().map(|r| r.reach).sum::<f64>() / n;
     let bounds = rows.iter().map(|r| bound(r.reach)).sum::<f64>() / n;
-    println!(
-        "| **mean** | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-        c(a.precision),
-        c(a.recall),
-        c(a.f1),
-        c(a.average_precision),
-        c(b.precision),
-        c(b.recall),
-        c(b.f1),
-        c(reach),
-        c(bounds)
-    );
+    let means = (&Figures::mean(&fitted), &Figures::mean(&best));
+    row("**mean**", means, reach, bounds);
+}
+
+/// One line of the table.
+fn row(name: &str, (a, b): (&Figures, &Figures), reach: f64, bound: f64) {
+    let cells = [
+        a.precision,
+        a.recall,
+        a.f1,
+        a.average_precision,
+        b.precision,
+        b.recall,
+        b.f1,
+        reach,
+        bound,
+    ];
+    let cells: Vec<String> = cells.iter().map(|x| format!("{x:.3}")).collect();
+    println!("| {name} | {} |", cells.join(" | "));
 }
