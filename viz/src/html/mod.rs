@@ -66,6 +66,11 @@ pub struct ReportPage<'a> {
     /// of known relationships and of flagged pairs with a verdict, and the
     /// verdict on each pair's evidence; `None` where no verdict applies.
     pub verdicts: Option<Verdicts<'a>>,
+    /// How many directed pairs the scan scored, when `result` holds only
+    /// some of them (a daemon's report after a rescan holds the flagged
+    /// ones): the summary's share of flagged pairs is of these. `None`:
+    /// `result`'s pairs are all of them.
+    pub directed_pairs: Option<usize>,
 }
 
 /// The verdicts a report page shows.
@@ -140,7 +145,7 @@ pub fn report_html(page: &ReportPage) -> String {
     );
     contents(&mut h, page, rows.len());
     how_to_read(&mut h, r);
-    summary(&mut h, r);
+    summary(&mut h, r, page.directed_pairs.unwrap_or(r.pairs.len()));
     pairs(&mut h, r, &rows);
     if let Some(v) = &page.verdicts {
         h.push_str(&crate::known::verdict_sections_html(v.triage, v.margin));
@@ -240,7 +245,7 @@ fn how_to_read(h: &mut String, r: &ScanResult) {
     h.push_str("</section>\n");
 }
 
-fn summary(h: &mut String, r: &ScanResult) {
+fn summary(h: &mut String, r: &ScanResult, directed: usize) {
     let flagged = r.flagged().count();
     h.push_str("<section id=\"summary\">\n<h2>Summary</h2>\n<table class=\"summary\">\n");
     let rows = [
@@ -248,11 +253,7 @@ fn summary(h: &mut String, r: &ScanResult) {
         ("Candidate pairs", r.candidate_pairs.to_string()),
         (
             "Flagged directed pairs",
-            format!(
-                "{flagged} of {} ({}%)",
-                r.pairs.len(),
-                percent(flagged, r.pairs.len())
-            ),
+            format!("{flagged} of {directed} ({}%)", percent(flagged, directed)),
         ),
         ("Cliques", r.cliques.len().to_string()),
         ("Threshold", decimal(r.params.threshold)),

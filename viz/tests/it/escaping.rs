@@ -148,6 +148,7 @@ fn report_escapes_usernames_title_files_and_note() {
         .collect(),
         generated_note: "</footer><script>n</script>".to_owned(),
         verdicts: None,
+        directed_pairs: None,
     };
     let html = viz::report_html(&page);
     assert!(!html.to_ascii_lowercase().contains("<script"), "{html}");

@@ -86,6 +86,7 @@ fn report_golden() {
         .collect(),
         generated_note: "threshold 0.90, 30-minute buckets, reference mode".to_owned(),
         verdicts: None,
+        directed_pairs: None,
     };
     golden("report.html", &viz::report_html(&page));
 }

@@ -27,6 +27,7 @@ fn page(result: &schema::ScanResult) -> ReportPage<'_> {
             .collect(),
         generated_note: "threshold 0.90, 30-minute buckets, reference mode".to_owned(),
         verdicts: None,
+        directed_pairs: None,
     }
 }
 
@@ -194,6 +195,45 @@ fn a_page_without_a_season_names_none() {
     assert!(html.contains("define their season (<code>detect season add N</code>)"));
     let with = report_html(&page(&result));
     assert!(with.contains("<p class=\"note\">Season 7</p>"));
+}
+
+/// A page of a scan holding only its flagged pairs (a daemon's report
+/// after a rescan) counts its share of flags out of every directed pair
+/// the scan scored, not out of the pairs it holds.
+#[test]
+fn the_share_of_flags_is_of_every_pair_scored() {
+    let result = scan_result(["ann", "ben", "cat", "dan", "eve"]);
+    let flagged = result.flagged().count();
+    let held = result.pairs.len();
+    let share = |html: &str| {
+        let at = html
+            .find("Flagged directed pairs</th><td>")
+            .expect("the row");
+        html[at..]
+            .split("<td>")
+            .nth(1)
+            .unwrap()
+            .split("</td>")
+            .next()
+            .unwrap()
+            .to_owned()
+    };
+    let all = report_html(&page(&result));
+    assert!(
+        share(&all).starts_with(&format!("{flagged} of {held} (")),
+        "{}",
+        share(&all)
+    );
+    let p = ReportPage {
+        directed_pairs: Some(1000),
+        ..page(&result)
+    };
+    let some = report_html(&p);
+    assert!(
+        share(&some).starts_with(&format!("{flagged} of 1000 (")),
+        "{}",
+        share(&some)
+    );
 }
 
 /// The table of contents and how to read the report.
