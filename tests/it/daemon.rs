@@ -10,6 +10,7 @@
 //! tick.
 
 mod held;
+mod idle;
 pub(crate) mod support;
 
 use crate::common::*;

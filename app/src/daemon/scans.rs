@@ -28,10 +28,22 @@ pub(super) async fn current_scan(
     (segments, similarities): (&mut TickSegments, &mut Option<HeldSimilarities>),
 ) -> Result<(StoredScan, bool, Option<Vec<f64>>)> {
     let number = season.number;
-    let reusable = match latest.filter(|l| {
+    let current = latest.filter(|l| {
         pipeline::scan_is_current(l, season, params, config.model.as_deref(), generation)
-    }) {
-        Some(_) => store.latest_scan(number).await?,
+    });
+    let reusable = match current {
+        Some(mut l) => match HeldSimilarities::values_held(similarities, l.id) {
+            // Every pair's similarity is held since the last tick: the
+            // flagged pairs, both ways, are all the report needs of the
+            // scan, as after a rescan; every pair is not read again.
+            Some(values) => {
+                store.complete_directions(&mut l).await?;
+                l.season = season.clone();
+                rethreshold(&mut l.result, params.threshold);
+                return Ok((l, false, Some(values)));
+            }
+            None => store.latest_scan(number).await?,
+        },
         None => None,
     };
     if let Some(mut l) = reusable {

@@ -36,6 +36,13 @@ impl HeldSimilarities {
         *held = Some(HeldSimilarities { scan, by_pair });
     }
 
+    /// Every directed pair's similarity of scan `scan`, in no order, when
+    /// `held` is that scan's.
+    pub fn values_held(held: &Option<Self>, scan: i64) -> Option<Vec<f64>> {
+        let h = held.as_ref().filter(|h| h.scan == scan)?;
+        Some(h.by_pair.values().copied().collect())
+    }
+
     /// Every directed pair's similarity of scan `id`, in no order: from
     /// `held` when `id` is its scan or a change to it, else read whole from
     /// the store; `held` is then scan `id`'s. (A scan's id is never given

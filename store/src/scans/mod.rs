@@ -173,7 +173,15 @@ impl Store {
         else {
             return Ok(None);
         };
-        // The other direction of each flagged pair, flagged or not.
+        self.complete_directions(&mut scan).await?;
+        Ok(Some(scan))
+    }
+
+    /// Adds to a scan read with only some of its pairs (those at or above a
+    /// similarity) the other direction of each, flagged or not, read by
+    /// their keys; the pairs end in report order. What a page of flagged
+    /// pairs, or a report of them, shows of each pair: both directions.
+    pub async fn complete_directions(&self, scan: &mut StoredScan) -> Result<()> {
         let have: rustc_hash::FxHashSet<(String, String)> = scan
             .result
             .pairs
@@ -190,7 +198,7 @@ impl Store {
             scan.result.pairs.extend(more);
         }
         sort_pairs(&mut scan.result.pairs);
-        Ok(Some(scan))
+        Ok(())
     }
 
     pub(super) async fn latest_scan_where(

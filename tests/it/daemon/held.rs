@@ -5,7 +5,7 @@
 use super::support::*;
 use crate::common::*;
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 /// Ticks finished in the log with new moves.
@@ -48,25 +48,12 @@ fn a_daemon_holding_its_segments_reports_as_one_scan() {
     let lines = sample();
     let parts = [&lines[..2000], &lines[2000..3000], &lines[3000..]];
     drop_file(&logs, "a.jsonl", parts[0]);
-    let config = write_config(
-        dir,
-        &format!(
-            "report_dir = \"reports\"\nseasons = [1]\n[schedule]\nscan = \"* * * * * *\"\n\
-             [[source]]\ndirectory = {}\n",
-            toml_str(&logs)
-        ),
+    let (mut child, log) = scanning_daemon(
+        &store,
+        &logs,
+        "info,sqlx=error,detect_app::pipeline::held=debug,\
+         detect_app::daemon::similarities=debug",
     );
-    let log = dir.join("daemon.log");
-    let mut child = daemon_cmd(dir, &store.url, &config, &[], None)
-        .env(
-            "RUST_LOG",
-            "info,sqlx=error,detect_app::pipeline::held=debug,\
-             detect_app::daemon::similarities=debug",
-        )
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .expect("start the daemon");
     let mut seen = Vec::new();
     for (i, part) in parts.iter().enumerate() {
         if i > 0 {

@@ -1,11 +1,12 @@
 //! What the daemon's end-to-end tests share: the sample season, the store's
-//! state after a tick, running `detect daemon --once`, and the check that a
-//! daemon's report agrees with `detect report --input` on the same lines.
+//! state after a tick, running `detect daemon --once` or a daemon scanning
+//! every second, and the check that a daemon's report agrees with `detect
+//! report --input` on the same lines.
 
 use crate::common::*;
 use serde_json::Value;
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
 
 pub const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/sample-season.jsonl");
 
@@ -75,6 +76,29 @@ pub fn daemon_cmd(
         cmd.env("DETECT_DAEMON_TEST_PAUSE_MS", ms.to_string());
     }
     cmd
+}
+
+/// A running daemon scanning season 1 every second, moves from the
+/// directory `logs`, reports in `DIR/reports`, its log (at `rust_log`) in
+/// `DIR/daemon.log`, returned beside it.
+pub fn scanning_daemon(store: &TestDb, logs: &Path, rust_log: &str) -> (Child, PathBuf) {
+    let dir = store.dir.path();
+    let config = write_config(
+        dir,
+        &format!(
+            "report_dir = \"reports\"\nseasons = [1]\n[schedule]\nscan = \"* * * * * *\"\n\
+             [[source]]\ndirectory = {}\n",
+            toml_str(logs)
+        ),
+    );
+    let log = dir.join("daemon.log");
+    let child = daemon_cmd(dir, &store.url, &config, &[], None)
+        .env("RUST_LOG", rust_log)
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("start the daemon");
+    (child, log)
 }
 
 /// Runs `detect daemon --once` (killed, failing the test, if it hangs).
