@@ -289,20 +289,14 @@ async fn scan_season(
     // with: every pair is read only when the latest scan is reused.
     let latest = store.latest_scan_at_least(number, params.threshold).await?;
     let flags_key = (store.site().to_owned(), number);
-    // What logs call the season: with its site, unless it is the default.
-    let label = if store.site() == store::DEFAULT_SITE {
-        format!("season {number}")
-    } else {
-        format!("site {} season {number}", store.site())
-    };
-    let before = match memory.flags.remove(&flags_key) {
-        Some(f) => Some(f),
-        None => latest.as_ref().map(|l| {
+    let label = label(store, number);
+    let before = memory.flags.remove(&flags_key).or_else(|| {
+        latest.as_ref().map(|l| {
             let mut r = l.result.clone();
             rethreshold(&mut r, params.threshold);
             Flags::of(&r)
-        }),
-    };
+        })
+    });
     let mut held = memory.similarities.remove(&flags_key);
     let (scan, fresh, similarities) = current_scan(
         &ctx.config,
@@ -367,6 +361,15 @@ async fn scan_season(
     Ok(())
 }
 
+/// What logs call a season: with its site, unless it is the default.
+fn label(store: &Store, number: u32) -> String {
+    if store.site() == store::DEFAULT_SITE {
+        format!("season {number}")
+    } else {
+        format!("site {} season {number}", store.site())
+    }
+}
+
 /// A season's scan as a tick publishes it.
 struct Published<'a> {
     /// What logs call the season.
@@ -383,12 +386,11 @@ struct Published<'a> {
     reviewed: &'a Reviewed<'a>,
 }
 
-/// Writes the season's report, unless
-/// the report written last for it came from the same scan, moves and
-/// verdicts and its files are all still there: an idle tick (nothing new,
-/// no verdict) then costs the verdicts' reading, not the report's pictures,
-/// evidence and pseudonyms (at ten million moves, about 20 s a tick).
-/// Returns the report's files.
+/// Writes the season's report, unless the report written last for it came
+/// from the same scan, moves and verdicts and its files are all still
+/// there: an idle tick (nothing new, no verdict) then costs the verdicts'
+/// reading, not the report's pictures, evidence and pseudonyms (at ten
+/// million moves, about 20 s a tick). Returns the report's files.
 async fn publish(
     ctx: &Context,
     store: &Store,
