@@ -3,7 +3,7 @@
 
 use super::alerts;
 use super::config::{Config, Seasons};
-use super::reports::write_season_report;
+use super::reports::{publish, Published, Written};
 use super::scans::{current_scan, loaded, TickSegments};
 use super::similarities::HeldSimilarities;
 use super::sources::Live;
@@ -14,8 +14,7 @@ use anyhow::Result;
 use schema::season::seasons_in_game_names;
 use schema::{ScanParams, ScanResult, Season, Segments};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::PathBuf;
-use store::{Store, StoredScan};
+use store::Store;
 
 /// What a tick does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,7 +51,7 @@ pub struct Memory {
     /// season, for the chart.
     similarities: HashMap<(String, u32), HeldSimilarities>,
     /// What each season's report was last written from, and its files.
-    reports: HashMap<(String, u32), (ReportKey, Vec<PathBuf>)>,
+    reports: Written,
 }
 
 impl Memory {
@@ -317,6 +316,7 @@ async fn scan_season(
     let reviewed = Reviewed::new(&scan.result, &verdicts, false, ctx.config.reopen_margin);
     let published = Published {
         label: &label,
+        dir: ctx.config.site_report_dir(store.site()),
         scan: &scan,
         fresh,
         generation,
@@ -324,7 +324,7 @@ async fn scan_season(
         verdicts: &verdicts,
         reviewed: &reviewed,
     };
-    let files = publish(ctx, store, memory, &season, published, segments).await?;
+    let files = publish(store, &mut memory.reports, &season, published, segments).await?;
     tracing::debug!(
         ms = started.elapsed().as_millis() as u64,
         "{label}: report published"
@@ -368,86 +368,6 @@ fn label(store: &Store, number: u32) -> String {
     } else {
         format!("site {} season {number}", store.site())
     }
-}
-
-/// A season's scan as a tick publishes it.
-struct Published<'a> {
-    /// What logs call the season.
-    label: &'a str,
-    scan: &'a StoredScan,
-    /// Whether the scan is new this tick.
-    fresh: bool,
-    /// The moves generation it is current at.
-    generation: i64,
-    /// Every pair's similarity, when the scan holds only some.
-    similarities: Option<&'a [f64]>,
-    verdicts: &'a [schema::Verdict],
-    /// The scan's flags sorted by the verdicts.
-    reviewed: &'a Reviewed<'a>,
-}
-
-/// Writes the season's report, unless the report written last for it came
-/// from the same scan, moves and verdicts and its files are all still
-/// there: an idle tick (nothing new, no verdict) then costs the verdicts'
-/// reading, not the report's pictures, evidence and pseudonyms (at ten
-/// million moves, about 20 s a tick). Returns the report's files.
-async fn publish(
-    ctx: &Context,
-    store: &Store,
-    memory: &mut Memory,
-    season: &Season,
-    p: Published<'_>,
-    segments: &mut TickSegments,
-) -> Result<Vec<PathBuf>> {
-    let report_dir = ctx.config.site_report_dir(store.site());
-    let key = ReportKey {
-        scan: p.scan.id,
-        generation: p.generation,
-        threshold: p.scan.result.params.threshold.to_bits(),
-        reopen_margin: ctx.config.reopen_margin.to_bits(),
-        dir: report_dir.clone(),
-        verdicts: digest(&serde_json::to_vec(p.verdicts)?),
-    };
-    let memo = (store.site().to_owned(), season.number);
-    if let Some((last, files)) = memory.reports.get(&memo) {
-        if !p.fresh && *last == key && files.iter().all(|f| f.exists()) {
-            tracing::debug!("{}: report unchanged, not written again", p.label);
-            return Ok(files.clone());
-        }
-    }
-    let segs = loaded(store, &ctx.params(), segments).await?;
-    let pseudonyms = pipeline::ip_pseudonyms(store, season, segs).await?;
-    std::fs::create_dir_all(&report_dir)?;
-    let files = write_season_report(
-        &report_dir,
-        season,
-        p.scan,
-        p.reviewed,
-        segs,
-        &pseudonyms,
-        p.similarities,
-    )?;
-    memory.reports.insert(memo, (key, files.clone()));
-    Ok(files)
-}
-
-/// What a season's report is made of, beside its segments: the same key,
-/// the same report.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct ReportKey {
-    scan: i64,
-    generation: i64,
-    threshold: u64,
-    reopen_margin: u64,
-    dir: PathBuf,
-    verdicts: u64,
-}
-
-fn digest(bytes: &[u8]) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    bytes.hash(&mut h);
-    h.finish()
 }
 
 /// The seasons (defined, or inferred from game names) with a move in one of

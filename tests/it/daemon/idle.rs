@@ -47,7 +47,7 @@ fn an_idle_tick_writes_no_report_and_a_verdict_is_published_as_a_whole_scan_show
     let (mut child, log) = scanning_daemon(
         &store,
         &logs,
-        "info,sqlx=error,detect_app::daemon::tick=debug",
+        "info,sqlx=error,detect_app::daemon::tick=debug,detect_app::daemon::reports=debug",
     );
     let reports = dir.join("reports");
     let json = reports.join("season-1.json");
