@@ -72,10 +72,17 @@ fn an_idle_tick_writes_no_report_and_a_verdict_is_published_as_a_whole_scan_show
         pair["account_a"].as_str().unwrap(),
         pair["account_b"].as_str().unwrap(),
     );
+    // Reports written whole: each tick logs its report published, after
+    // its files, and an idle tick logs it unchanged before that.
+    let reports_written = |l: &str| count(l, "report published") - count(l, "report unchanged");
+    let before = reports_written(&std::fs::read_to_string(&log).unwrap());
     store.ok(&["verdict", "set", "--as", "household", "--by", "mod", a, b]);
-    wait_for(&mut child, &log, "the verdict published", |_| {
+    // The JSON is written before the pictures and the page: the report is
+    // whole once the tick that wrote it logs it published.
+    wait_for(&mut child, &log, "the verdict published", |l| {
         let now: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         now["known_relationships"].as_array().map(Vec::len) == Some(1)
+            && reports_written(l) > before
     });
     child.kill().ok();
     child.wait().ok();
