@@ -26,6 +26,13 @@ use std::hash::{Hash, Hasher};
 pub struct Previous<'a> {
     pub digests: &'a AccountDigests,
     pub crowded: &'a [CrowdedAddress],
+    /// By account id of the segments rescanned: whether the account's
+    /// segments, sightings or game days may differ from those `digests`
+    /// were taken of (an id past the end: it may). Every other account's
+    /// digest is the previous one, not taken again, so a rescan's cost
+    /// follows the accounts that changed. `None`: every digest is taken
+    /// again.
+    pub changed: Option<&'a [bool]>,
 }
 
 /// A season scored again.
@@ -46,6 +53,17 @@ pub struct Rescan {
 /// span), its sightings and its game days in the season, IPs and games by
 /// name.
 pub fn digests(segments: &Segments, season: &Season) -> AccountDigests {
+    digests_reusing(segments, season, None)
+}
+
+/// [`digests`], each unchanged account's taken from `reuse`: the previous
+/// digests and, by account id, whether an account may have changed since
+/// they were taken ([`Previous::changed`]).
+fn digests_reusing(
+    segments: &Segments,
+    season: &Season,
+    reuse: Option<(&AccountDigests, &[bool])>,
+) -> AccountDigests {
     let text = |s: &String| {
         let mut h = FxHasher::default();
         s.hash(&mut h);
@@ -64,6 +82,14 @@ pub fn digests(segments: &Segments, season: &Season) -> AccountDigests {
         .par_iter()
         .enumerate()
         .filter_map(|(u, segs)| {
+            let name = segments.accounts.name(u as AccountId);
+            if let Some((previous, changed)) = reuse {
+                if !changed.get(u).copied().unwrap_or(true) {
+                    // No digest before: nothing of it in the season then,
+                    // nor now.
+                    return previous.get(name).map(|d| (name.to_owned(), d));
+                }
+            }
             let seen = sightings(
                 &segments.ip_days[ip_days[u] as usize..ip_days[u + 1] as usize],
                 &segments.game_days[game_days[u] as usize..game_days[u + 1] as usize],
@@ -86,10 +112,7 @@ pub fn digests(segments: &Segments, season: &Season) -> AccountDigests {
                     h.write_u32(count);
                 }
             }
-            Some((
-                segments.accounts.name(u as AccountId).to_owned(),
-                h.finish(),
-            ))
+            Some((name.to_owned(), h.finish()))
         })
         .collect();
     AccountDigests::new(named)
@@ -146,7 +169,8 @@ pub fn rescan(
     );
     let members = participants(segments, season).map_err(ScanError::Season)?;
     let (pairs, crowded) = candidate_ids(segments, &members, season, params.crowd_limit);
-    let digests = digests(segments, season);
+    let reuse = previous.changed.map(|changed| (previous.digests, changed));
+    let digests = digests_reusing(segments, season, reuse);
     let replaced = replaced_accounts(segments, &digests, &crowded, previous);
     let again: Vec<(AccountId, AccountId)> = pairs
         .iter()

@@ -57,7 +57,9 @@ fn a_store_of_the_previous_release_is_brought_up_to_date(backend: Backend) {
     block_on(async {
         let store = Store::open(&db.url).await.unwrap();
         let read = store.refresh_segmentation(&mut held).await.unwrap();
-        assert_eq!(read, Some(moved.len()));
+        let read: Option<std::collections::BTreeSet<String>> =
+            read.map(|names| names.into_iter().collect());
+        assert_eq!(read.as_ref(), Some(&moved), "the accounts who moved");
         assert!(
             moved.len() < held.segments.accounts.len(),
             "some accounts kept"

@@ -287,9 +287,11 @@ async fn held_copy(
     }
     let text = std::fs::read_to_string(file).unwrap();
     let moved = accounts_moving_in(&text.lines().collect::<Vec<_>>());
+    let read: Option<std::collections::BTreeSet<String>> =
+        read.map(|names| names.into_iter().collect());
     assert_eq!(
-        read,
-        Some(moved.len()),
+        read.as_ref(),
+        Some(&moved),
         "the accounts who moved, read again"
     );
     *partly |= moved.len() < loaded.segments.accounts.len();

@@ -87,9 +87,22 @@ async fn in_process(
     generation: i64,
     (segments, held): (&mut TickSegments, &mut Option<HeldSimilarities>),
 ) -> Result<NewScan> {
-    let segs = loaded(store, params, segments).await?;
+    loaded(store, params, segments).await?;
+    let (segs, changes) = segments.held.with_changes().expect("brought up to date");
     let model = config.model.as_deref();
-    let scanned = pipeline::scan_segments(store, season, params, model, segs, generation).await?;
+    let scanned = pipeline::scan_segments(
+        store,
+        season,
+        params,
+        model,
+        segs,
+        Some(changes),
+        generation,
+    )
+    .await?;
+    // The held copy is what this scan was made from: the next rescan of it
+    // takes again only the digests of the accounts read again meanwhile.
+    segments.held.scanned(scanned.scan.id);
     let scored = scanned
         .rescan
         .map_or(2 * scanned.scan.result.candidate_pairs, |r| r.pairs);

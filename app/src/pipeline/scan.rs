@@ -3,7 +3,7 @@
 //! one allows it: only the pairs naming an account whose season changed are
 //! scored again and stored, as a change to it (`scoring::rescan`).
 
-use super::{move_times, segments};
+use super::{move_times, segments, HeldChanges};
 use anyhow::Result;
 use schema::rescan::{Delta, Lineage};
 use schema::{Mode, ScanParams, ScanResult, Season, Segments};
@@ -51,7 +51,7 @@ pub async fn scan(
     let started = std::time::Instant::now();
     let segments = segments(store, params.bucket_seconds, None).await?;
     tracing::debug!(ms = started.elapsed().as_millis() as u64, "segments ready");
-    scan_segments(store, season, params, model, &segments, generation).await
+    scan_segments(store, season, params, model, &segments, None, generation).await
 }
 
 /// Scores a season from the store, every pair, and stores the scan whole.
@@ -70,13 +70,16 @@ pub async fn scan_whole(
 /// `generation`) and stores the scan in one transaction: a rescan of the
 /// season's latest scan with the same bucket size, mode, crowd limit and
 /// season definition, in reference mode, while its chain is short; else
-/// every pair.
+/// every pair. `changes`: when the segments are a held copy, which of their
+/// accounts changed since the scans made from it (a rescan of one of those
+/// takes again the digests of these accounts only).
 pub async fn scan_segments(
     store: &Store,
     season: &Season,
     params: &ScanParams,
     model: Option<&Model>,
     segments: &Segments,
+    changes: Option<&HeldChanges>,
     generation: i64,
 ) -> Result<Scanned> {
     if params.mode == Mode::Reference {
@@ -89,7 +92,9 @@ pub async fn scan_segments(
             )
             .await?;
         if let Some(base) = base.filter(|b| rescannable(b, season, params)) {
-            let (scan, figures) = rescan(store, season, params, segments, generation, base).await?;
+            let changed = changes.and_then(|c| c.since(base.scan.id, segments));
+            let held = (segments, changed.as_deref());
+            let (scan, figures) = rescan(store, season, params, held, generation, base).await?;
             return Ok(Scanned {
                 scan,
                 rescan: Some(figures),
@@ -196,19 +201,28 @@ async fn whole(
     })
 }
 
+/// A rescan of `base`: `changed`, by account id of `segments`, the accounts
+/// that may have changed since it was made (`None`: any).
 async fn rescan(
     store: &Store,
     season: &Season,
     params: &ScanParams,
-    segments: &Segments,
+    (segments, changed): (&Segments, Option<&[bool]>),
     generation: i64,
     base: RescanBase,
 ) -> Result<(StoredScan, Rescanned)> {
     let started = std::time::Instant::now();
     let bar = crate::progress::step(format!("scoring season {} again", season.number));
+    if let Some(changed) = changed {
+        tracing::debug!(
+            accounts = changed.iter().filter(|&&c| c).count(),
+            "digests taken again of the accounts changed since the base scan"
+        );
+    }
     let previous = scoring::rescan::Previous {
         digests: &base.digests,
         crowded: &base.scan.result.crowded,
+        changed,
     };
     let kept: Vec<(String, String)> = base
         .scan

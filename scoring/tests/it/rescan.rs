@@ -43,7 +43,9 @@ fn composed(before: &ScanResult, again: &[PairScore], replaced: &[String]) -> Ve
     pairs
 }
 
-fn check(old: Vec<Move>, new: Vec<Move>, crowd_limit: usize, threshold: f64) {
+/// `extra`: accounts (by id) handed to the rescan as changed besides
+/// those whose digest changed.
+fn check(old: Vec<Move>, new: Vec<Move>, crowd_limit: usize, threshold: f64, extra: &[bool]) {
     let season = Season::inferred(1);
     let params = ScanParams {
         threshold,
@@ -60,8 +62,10 @@ fn check(old: Vec<Move>, new: Vec<Move>, crowd_limit: usize, threshold: f64) {
     let previous = Previous {
         digests: &kept_digests,
         crowded: &before.crowded,
+        changed: None,
     };
     let again = rescan(&segs, &season, &params, &previous).unwrap();
+    reusing_digests_changes_nothing(&segs, &season, &params, &previous, &again, extra);
     assert_eq!(again.result.participants, whole.participants);
     assert_eq!(again.result.candidate_pairs, whole.candidate_pairs);
     assert_eq!(again.result.crowded, whole.crowded);
@@ -97,7 +101,17 @@ proptest! {
         crowd_limit in prop_oneof![Just(500usize), 2usize..5],
         threshold in prop_oneof![Just(0.9), 0.0f64..1.0],
     ) {
-        check(old, new, crowd_limit, threshold);
+        check(old, new, crowd_limit, threshold, &[]);
+    }
+
+    /// Accounts handed over as changed beyond those that did: the same.
+    #[test]
+    fn a_rescan_told_which_accounts_changed_equals_one_not_told(
+        old in moves(150),
+        new in moves(12),
+        extra in prop::collection::vec(any::<bool>(), 0..8),
+    ) {
+        check(old, new, 500, 0.9, &extra);
     }
 }
 
@@ -132,10 +146,39 @@ fn a_tick_of_later_moves_replaces_only_who_moved() {
     let previous = Previous {
         digests: &kept,
         crowded: &before.crowded,
+        changed: None,
     };
     let again = rescan(&segs, &season, &params, &previous).unwrap();
     assert!(again.replaced.contains(&"u1".to_owned()));
     assert!(again.replaced.len() < 8, "{:?}", again.replaced);
     assert!(again.result.pairs.len() < before.pairs.len());
-    check(old, new, 500, 0.9);
+    check(old, new, 500, 0.9, &[]);
+}
+
+/// The rescan told which accounts may have changed since the previous
+/// digests (those whose digest did, and `extra`) takes the others' digests
+/// from before, and gives what the rescan taking every digest again gave.
+fn reusing_digests_changes_nothing(
+    segs: &schema::Segments,
+    season: &Season,
+    params: &ScanParams,
+    previous: &Previous,
+    again: &detect_scoring::rescan::Rescan,
+    extra: &[bool],
+) {
+    let now = digests(segs, season);
+    let changed: Vec<bool> = (0..segs.accounts.len())
+        .map(|u| {
+            let name = segs.accounts.name(u as schema::AccountId);
+            previous.digests.get(name) != now.get(name) || extra.get(u).copied().unwrap_or(false)
+        })
+        .collect();
+    let told = Previous {
+        changed: Some(&changed),
+        ..*previous
+    };
+    let hinted = rescan(segs, season, params, &told).unwrap();
+    assert_eq!(hinted.digests, again.digests);
+    assert_eq!(hinted.replaced, again.replaced);
+    assert_eq!(hinted.result.pairs, again.result.pairs);
 }

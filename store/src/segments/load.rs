@@ -54,13 +54,13 @@ impl Store {
 
     /// Brings `held`, a segmentation loaded earlier, up to the stored one:
     /// the accounts whose rows were written since it was loaded are read
-    /// again, every other account is kept as it is. Returns how many
-    /// accounts were read, or `None` when the stored segmentation is not
-    /// the one held any more (cut anew, or none): then load it whole.
+    /// again, every other account is kept as it is. Returns the accounts
+    /// read again (each once), or `None` when the stored segmentation is
+    /// not the one held any more (cut anew, or none): then load it whole.
     pub async fn refresh_segmentation(
         &self,
         held: &mut StoredSegmentation,
-    ) -> Result<Option<usize>> {
+    ) -> Result<Option<Vec<String>>> {
         let head = self.segmentation_head(held.segments.bucket_seconds).await?;
         let Some(head) =
             head.filter(|h| h.id == held.id && h.reference_order == held.reference_order)
@@ -68,7 +68,7 @@ impl Store {
             return Ok(None);
         };
         if head.generation == held.generation {
-            return Ok(Some(0));
+            return Ok(Some(Vec::new()));
         }
         let started = std::time::Instant::now();
         let changed: Vec<String> = sqlx::query(
@@ -116,7 +116,7 @@ impl Store {
             "segmentation brought up to date"
         );
         held.generation = head.generation;
-        Ok(Some(changed.len()))
+        Ok(Some(changed))
     }
 
     async fn segmentation_head(&self, bucket_seconds: i64) -> Result<Option<Head>> {

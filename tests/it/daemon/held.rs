@@ -52,7 +52,7 @@ fn a_daemon_holding_its_segments_reports_as_one_scan() {
         &store,
         &logs,
         "info,sqlx=error,detect_app::pipeline::held=debug,\
-         detect_app::daemon::similarities=debug",
+         detect_app::pipeline::scan=debug,detect_app::daemon::similarities=debug",
     );
     let mut seen = Vec::new();
     for (i, part) in parts.iter().enumerate() {
@@ -83,6 +83,12 @@ fn a_daemon_holding_its_segments_reports_as_one_scan() {
     );
     assert!(
         log.contains("similarities brought up to date from the copy held"),
+        "{log}"
+    );
+    // A rescan of a scan made from the copy held takes again only the
+    // digests of the accounts read again since.
+    assert!(
+        log.contains("digests taken again of the accounts changed since the base scan"),
         "{log}"
     );
 }
