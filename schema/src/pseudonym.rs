@@ -6,16 +6,21 @@
 
 use crate::model::{Epoch, IpId, Segments};
 use std::collections::HashMap;
+use std::sync::Arc;
 
-/// The pseudonym number of each IP of a season.
+/// The pseudonym number of each IP of a season. A clone shares the
+/// numbers: each of a report's pictures holds the season's (at ten million
+/// moves 171,908 addresses for each of 1,300 cliques).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IpPseudonyms {
-    by_ip: HashMap<IpId, u32>,
+    by_ip: Arc<HashMap<IpId, u32>>,
 }
 
 impl IpPseudonyms {
     pub fn new(by_ip: HashMap<IpId, u32>) -> Self {
-        IpPseudonyms { by_ip }
+        IpPseudonyms {
+            by_ip: Arc::new(by_ip),
+        }
     }
 
     /// Numbers 1, 2, ... in the order given (for data with no store behind
@@ -26,7 +31,7 @@ impl IpPseudonyms {
             let next = by_ip.len() as u32 + 1;
             by_ip.entry(ip).or_insert(next);
         }
-        IpPseudonyms { by_ip }
+        IpPseudonyms::new(by_ip)
     }
 
     pub fn number(&self, ip: IpId) -> Option<u32> {
