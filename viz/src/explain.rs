@@ -7,7 +7,8 @@
 use crate::escape::terminal;
 use crate::fmt::utc_minute;
 use schema::{
-    Cell, Contribution, IpId, IpPseudonyms, Names, PairScore, ScanResult, Season, Segment, Segments,
+    Cell, Contribution, IpId, IpPseudonyms, Names, PairScore, ScanParams, ScanResult, Season,
+    Segment, Segments,
 };
 use scoring::improved::Model;
 use std::fmt::Write as _;
@@ -39,18 +40,49 @@ pub fn explain(
     show_ips: bool,
     pseudonyms: &IpPseudonyms,
 ) -> Result<String, ExplainError> {
-    for u in [a, b] {
-        if segments.accounts.get(u).is_none() {
-            return Err(ExplainError::UnknownAccount(terminal(u).into_owned()));
-        }
-    }
     let find = |x: &str, y: &str| {
         result
             .pairs
             .iter()
             .find(|p| p.account_a == x && p.account_b == y)
     };
-    let (ab, ba) = (find(a, b), find(b, a));
+    let scored = Scored {
+        names: (a, b),
+        scores: (find(a, b), find(b, a)),
+        params: &result.params,
+        model,
+    };
+    explain_scored(segments, season, scored, top, show_ips, pseudonyms)
+}
+
+/// A pair as its scan scored it: the two names, the scores of `(a, b)` and
+/// of `(b, a)` (`None`: not scored that way), and the scan's parameters
+/// and model.
+pub struct Scored<'a> {
+    pub names: (&'a str, &'a str),
+    pub scores: (Option<&'a PairScore>, Option<&'a PairScore>),
+    pub params: &'a ScanParams,
+    pub model: &'a Model,
+}
+
+/// [`explain`] of a pair whose scores are at hand (a report explains each
+/// flagged pair of a scan, its scores gathered once, not looked up among
+/// every pair for each).
+pub fn explain_scored(
+    segments: &Segments,
+    season: &Season,
+    pair: Scored<'_>,
+    top: usize,
+    show_ips: bool,
+    pseudonyms: &IpPseudonyms,
+) -> Result<String, ExplainError> {
+    let (a, b) = pair.names;
+    for u in [a, b] {
+        if segments.accounts.get(u).is_none() {
+            return Err(ExplainError::UnknownAccount(terminal(u).into_owned()));
+        }
+    }
+    let (ab, ba) = pair.scores;
     // From here on the names are only shown: escaped for the terminal.
     let bs = segments.bucket_seconds;
     let sa = scoring::in_season(segments.of(a), season, bs);
@@ -69,7 +101,7 @@ pub fn explain(
         &mut out,
         segments,
         season,
-        (result, model),
+        (pair.params, pair.model),
         [(a, b, ab, &sa, &sb), (b, a, ba, &sb, &sa)],
         top,
         &mut labels,
@@ -95,20 +127,20 @@ fn write_explanation(
     out: &mut String,
     segments: &Segments,
     season: &Season,
-    (result, model): (&ScanResult, &Model),
+    (params, model): (&ScanParams, &Model),
     directions: [Direction<'_>; 2],
     top: usize,
     labels: &mut IpLabels<'_>,
 ) -> std::fmt::Result {
     let [(a, b, ..), _] = directions;
     let show_ips = labels.show_ips;
-    let t = result.params.threshold;
+    let t = params.threshold;
     writeln!(
         out,
         "{a} and {b}, season {} ({} mode, {}-minute buckets, threshold {t})",
         season.number,
-        result.params.mode.as_str(),
-        result.params.bucket_seconds / 60
+        params.mode.as_str(),
+        params.bucket_seconds / 60
     )?;
     let [(x, _, ab, ..), (y, _, ba, ..)] = directions;
     let stronger = match (ab, ba) {
@@ -120,10 +152,10 @@ fn write_explanation(
         writeln!(
             out,
             "In short: {}",
-            crate::guide::direction_summary(p, walked, result.params.bucket_seconds)
+            crate::guide::direction_summary(p, walked, params.bucket_seconds)
         )?;
     }
-    if result.params.mode == schema::Mode::Improved {
+    if params.mode == schema::Mode::Improved {
         let [(_, _, ab, ..), (_, _, ba, ..)] = directions;
         let signals = ab
             .and_then(|p| p.evidence.signals)

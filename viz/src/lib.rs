@@ -37,7 +37,7 @@ pub mod timeline;
 mod fmt;
 
 pub use chart::{compare, distribution, Series};
-pub use explain::{explain, ExplainError};
+pub use explain::{explain, explain_scored, ExplainError, Scored};
 pub use html::{report_html, CliquePictures, ReportPage, Verdicts};
 pub use known::verdict_sections_html;
 pub use overview::overview;

@@ -11,6 +11,7 @@ use super::known::Reviewed;
 use super::picture_cache::{self, PictureCache};
 use super::{describe_scan, ScanInfo};
 use anyhow::Result;
+use rayon::prelude::*;
 use schema::{IpPseudonyms, ScanResult, Season, Segments};
 use std::collections::BTreeMap;
 
@@ -150,27 +151,38 @@ pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<Page
     // "Season 7", or "Logs read into memory" (never "Season 0").
     let what = src.info.title(season);
     let started = std::time::Instant::now();
-    let mut pictures = Vec::new();
-    let mut keys = Vec::new();
-    let mut kept_any = Vec::new();
-    for (k, clique) in result.cliques.iter().enumerate() {
-        let members: Vec<&str> = clique.members.iter().map(String::as_str).collect();
-        let opts = viz::TimelineOptions {
-            show_ips,
-            from: season.from,
-            to: season.to,
-            title: format!("{what}, clique {}: {}", k + 1, clique.members.join(", ")),
-            pseudonyms: Some(pseudonyms.clone()),
-            highlights: viz::timeline::strongest_buckets(&flagged, &members),
-        };
-        let key = picture_cache::key(segments, &members, &opts);
-        let kept = cache.and_then(|c| c.get(k + 1, &key));
-        kept_any.push(kept.is_some());
-        pictures.push(kept.unwrap_or_else(|| viz::CliquePictures {
-            overview: viz::overview(segments, &members, &opts).to_string(),
-            timeline: viz::timeline(segments, &members, &opts).to_string(),
-        }));
+    // Each clique's pictures on every core, in clique order.
+    let drawn: Vec<(viz::CliquePictures, String, bool)> = result
+        .cliques
+        .par_iter()
+        .enumerate()
+        .map(|(k, clique)| {
+            let members: Vec<&str> = clique.members.iter().map(String::as_str).collect();
+            let opts = viz::TimelineOptions {
+                show_ips,
+                from: season.from,
+                to: season.to,
+                title: format!("{what}, clique {}: {}", k + 1, clique.members.join(", ")),
+                pseudonyms: Some(pseudonyms.clone()),
+                highlights: viz::timeline::strongest_buckets(&flagged, &members),
+            };
+            let key = picture_cache::key(segments, &members, &opts);
+            let kept = cache.and_then(|c| c.get(k + 1, &key));
+            let is_kept = kept.is_some();
+            let pictures = kept.unwrap_or_else(|| viz::CliquePictures {
+                overview: viz::overview(segments, &members, &opts).to_string(),
+                timeline: viz::timeline(segments, &members, &opts).to_string(),
+            });
+            (pictures, key, is_kept)
+        })
+        .collect();
+    let mut pictures = Vec::with_capacity(drawn.len());
+    let mut keys = Vec::with_capacity(drawn.len());
+    let mut kept_any = Vec::with_capacity(drawn.len());
+    for (p, key, kept) in drawn {
+        pictures.push(p);
         keys.push(key);
+        kept_any.push(kept);
     }
     let drawn = started.elapsed();
     let sims: Vec<f64> = match src.similarities {
@@ -195,25 +207,32 @@ pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<Page
     )
     .to_string();
     let model = src.info.model()?;
-    let mut evidence = BTreeMap::new();
-    for row in scoring::both_ways(result, false) {
-        let text = viz::explain(
-            segments,
-            season,
-            (result, &model),
-            row.a,
-            row.b,
-            EVIDENCE_BUCKETS,
-            show_ips,
-            pseudonyms,
-        )?;
-        let text = if src.info.no_season {
-            without_season(text, season)
-        } else {
-            text
-        };
-        evidence.insert((row.a.to_owned(), row.b.to_owned()), text);
-    }
+    // Each flagged pair's evidence on every core.
+    let evidence = scoring::both_ways(result, false)
+        .par_iter()
+        .map(|row| {
+            let pair = viz::Scored {
+                names: (row.a, row.b),
+                scores: (row.ab, row.ba),
+                params: &result.params,
+                model: &model,
+            };
+            let text = viz::explain_scored(
+                segments,
+                season,
+                pair,
+                EVIDENCE_BUCKETS,
+                show_ips,
+                pseudonyms,
+            )?;
+            let text = if src.info.no_season {
+                without_season(text, season)
+            } else {
+                text
+            };
+            Ok(((row.a.to_owned(), row.b.to_owned()), text))
+        })
+        .collect::<Result<BTreeMap<_, _>>>()?;
     tracing::debug!(
         pictures_ms = drawn.as_millis() as u64,
         evidence_ms = (started.elapsed() - drawn).as_millis() as u64,
