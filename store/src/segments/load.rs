@@ -100,6 +100,7 @@ impl Store {
         self.read_chunks(head.id, Some(&names), segs).await?;
         self.read_account_days(head.id, Some(&names), segs).await?;
         sort_days(segs);
+        let read = started.elapsed();
         let kept = |u: AccountId| !forgotten.get(u as usize).copied().unwrap_or(false);
         let (read_ip, read_game) = (
             std::mem::take(&mut segs.ip_days),
@@ -112,7 +113,8 @@ impl Store {
         tracing::debug!(
             accounts = changed.len(),
             list_ms = listed.as_millis() as u64,
-            read_ms = (started.elapsed() - listed).as_millis() as u64,
+            read_ms = (read - listed).as_millis() as u64,
+            merge_ms = (started.elapsed() - read).as_millis() as u64,
             "segmentation brought up to date"
         );
         held.generation = head.generation;
@@ -269,18 +271,35 @@ fn account_of(segs: &mut Segments, name: &str) -> usize {
 }
 
 /// The records of `old` that are `kept` and those of `read`, both sorted,
-/// as one sorted list.
-fn merge_kept<T: Ord + Copy>(old: Vec<T>, kept: impl Fn(&T) -> bool, read: Vec<T>) -> Vec<T> {
-    let mut out = Vec::with_capacity(old.len() + read.len());
-    let mut read = read.into_iter().peekable();
-    for r in old.into_iter().filter(|r| kept(r)) {
-        while let Some(n) = read.next_if(|n| *n < r) {
-            out.push(n);
-        }
-        out.push(r);
+/// as one sorted list (of equal records, `old`'s first), in `old`'s own
+/// memory.
+///
+/// A tick reads again a few hundred accounts of some forty thousand: a new
+/// list for the 10M records of the 10M sparse world, and the old one freed,
+/// cost 0.19 s in page faults alone. The dropped records are squeezed out
+/// in place, then the records read are merged in from the back: each kept
+/// record moves once, a run at a time.
+fn merge_kept<T: Ord + Copy>(mut old: Vec<T>, kept: impl Fn(&T) -> bool, read: Vec<T>) -> Vec<T> {
+    old.retain(&kept);
+    let mut i = old.len();
+    if old.capacity() < i + read.len() {
+        // Room for the ticks to come as well.
+        old.reserve(read.len() + i / 16);
     }
-    out.extend(read);
-    out
+    // The tail's contents are overwritten below; `read` fills it to length.
+    old.extend_from_slice(&read);
+    let mut w = old.len();
+    for &n in read.iter().rev() {
+        // The kept records after `n` move up behind it, then `n` goes in.
+        let after = old[..i].partition_point(|r| *r <= n);
+        old.copy_within(after..i, w - (i - after));
+        w -= i - after;
+        i = after;
+        w -= 1;
+        old[w] = n;
+    }
+    debug_assert_eq!(w, i);
+    old
 }
 
 /// Sorts records whose order begins with their account, and that come as
