@@ -136,54 +136,10 @@ pub struct PageParts {
 /// `src.similarities`, every directed pair's, when the scan holds only some
 /// pairs (after a rescan); else those of the scan.
 pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<PageParts> {
-    let (season, segments, pseudonyms) = (src.season, src.segments, src.pseudonyms);
-    let show_ips = src.show_ips;
+    let season = src.season;
     let result: &ScanResult = &src.reviewed.to_review;
-    // The pictures mark the strongest buckets of the flagged pairs: those
-    // picked out once, not every pair of the scan read for each clique (at
-    // ten million moves 1.3M pairs for each of 1,300 cliques, 17 s).
-    let flagged = ScanResult {
-        pairs: result.flagged().cloned().collect(),
-        cliques: Vec::new(),
-        crowded: Vec::new(),
-        ..*result
-    };
-    // "Season 7", or "Logs read into memory" (never "Season 0").
-    let what = src.info.title(season);
     let started = std::time::Instant::now();
-    // Each clique's pictures on every core, in clique order.
-    let drawn: Vec<(viz::CliquePictures, String, bool)> = result
-        .cliques
-        .par_iter()
-        .enumerate()
-        .map(|(k, clique)| {
-            let members: Vec<&str> = clique.members.iter().map(String::as_str).collect();
-            let opts = viz::TimelineOptions {
-                show_ips,
-                from: season.from,
-                to: season.to,
-                title: format!("{what}, clique {}: {}", k + 1, clique.members.join(", ")),
-                pseudonyms: Some(pseudonyms.clone()),
-                highlights: viz::timeline::strongest_buckets(&flagged, &members),
-            };
-            let key = picture_cache::key(segments, &members, &opts);
-            let kept = cache.and_then(|c| c.get(k + 1, &key));
-            let is_kept = kept.is_some();
-            let pictures = kept.unwrap_or_else(|| viz::CliquePictures {
-                overview: viz::overview(segments, &members, &opts).to_string(),
-                timeline: viz::timeline(segments, &members, &opts).to_string(),
-            });
-            (pictures, key, is_kept)
-        })
-        .collect();
-    let mut pictures = Vec::with_capacity(drawn.len());
-    let mut keys = Vec::with_capacity(drawn.len());
-    let mut kept_any = Vec::with_capacity(drawn.len());
-    for (p, key, kept) in drawn {
-        pictures.push(p);
-        keys.push(key);
-        kept_any.push(kept);
-    }
+    let (pictures, keys, kept) = clique_pictures(src, cache);
     let drawn = started.elapsed();
     let sims: Vec<f64> = match src.similarities {
         // Every pair's but the known relationships', which the scan's own
@@ -203,12 +159,89 @@ pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<Page
     let distribution = viz::distribution(
         &sims,
         result.params.threshold,
-        &format!("{what}: similarity of every directed pair"),
+        &format!(
+            "{}: similarity of every directed pair",
+            src.info.title(season)
+        ),
     )
     .to_string();
+    let evidence = flagged_evidence(src)?;
+    tracing::debug!(
+        pictures_ms = drawn.as_millis() as u64,
+        evidence_ms = (started.elapsed() - drawn).as_millis() as u64,
+        "page parts ready"
+    );
+    Ok(PageParts {
+        pictures,
+        keys,
+        kept,
+        distribution,
+        directed_pairs: sims.len(),
+        evidence,
+    })
+}
+
+/// Each clique's pictures, their keys, and whether they were kept from
+/// `cache`, drawn on every core, in clique order.
+fn clique_pictures(
+    src: &PageSource,
+    cache: Option<&PictureCache>,
+) -> (Vec<viz::CliquePictures>, Vec<String>, Vec<bool>) {
+    let (season, segments) = (src.season, src.segments);
+    let result: &ScanResult = &src.reviewed.to_review;
+    // The pictures mark the strongest buckets of the flagged pairs: those
+    // picked out once, not every pair of the scan read for each clique (at
+    // ten million moves 1.3M pairs for each of 1,300 cliques, 17 s).
+    let flagged = ScanResult {
+        pairs: result.flagged().cloned().collect(),
+        cliques: Vec::new(),
+        crowded: Vec::new(),
+        ..*result
+    };
+    // "Season 7", or "Logs read into memory" (never "Season 0").
+    let what = src.info.title(season);
+    let drawn: Vec<(viz::CliquePictures, String, bool)> = result
+        .cliques
+        .par_iter()
+        .enumerate()
+        .map(|(k, clique)| {
+            let members: Vec<&str> = clique.members.iter().map(String::as_str).collect();
+            let opts = viz::TimelineOptions {
+                show_ips: src.show_ips,
+                from: season.from,
+                to: season.to,
+                title: format!("{what}, clique {}: {}", k + 1, clique.members.join(", ")),
+                pseudonyms: Some(src.pseudonyms.clone()),
+                highlights: viz::timeline::strongest_buckets(&flagged, &members),
+            };
+            let key = picture_cache::key(segments, &members, &opts);
+            let kept = cache.and_then(|c| c.get(k + 1, &key));
+            let is_kept = kept.is_some();
+            let pictures = kept.unwrap_or_else(|| viz::CliquePictures {
+                overview: viz::overview(segments, &members, &opts).to_string(),
+                timeline: viz::timeline(segments, &members, &opts).to_string(),
+            });
+            (pictures, key, is_kept)
+        })
+        .collect();
+    let mut pictures = Vec::with_capacity(drawn.len());
+    let mut keys = Vec::with_capacity(drawn.len());
+    let mut kept = Vec::with_capacity(drawn.len());
+    for (p, key, k) in drawn {
+        pictures.push(p);
+        keys.push(key);
+        kept.push(k);
+    }
+    (pictures, keys, kept)
+}
+
+/// `detect explain` of each pair flagged either way, by (a, b) with a < b,
+/// on every core; each pair's scores are those `both_ways` gathered.
+fn flagged_evidence(src: &PageSource) -> Result<BTreeMap<(String, String), String>> {
+    let season = src.season;
+    let result: &ScanResult = &src.reviewed.to_review;
     let model = src.info.model()?;
-    // Each flagged pair's evidence on every core.
-    let evidence = scoring::both_ways(result, false)
+    scoring::both_ways(result, false)
         .par_iter()
         .map(|row| {
             let pair = viz::Scored {
@@ -218,12 +251,12 @@ pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<Page
                 model: &model,
             };
             let text = viz::explain_scored(
-                segments,
+                src.segments,
                 season,
                 pair,
                 EVIDENCE_BUCKETS,
-                show_ips,
-                pseudonyms,
+                src.show_ips,
+                src.pseudonyms,
             )?;
             let text = if src.info.no_season {
                 without_season(text, season)
@@ -232,20 +265,7 @@ pub fn page_parts(src: &PageSource, cache: Option<&PictureCache>) -> Result<Page
             };
             Ok(((row.a.to_owned(), row.b.to_owned()), text))
         })
-        .collect::<Result<BTreeMap<_, _>>>()?;
-    tracing::debug!(
-        pictures_ms = drawn.as_millis() as u64,
-        evidence_ms = (started.elapsed() - drawn).as_millis() as u64,
-        "page parts ready"
-    );
-    Ok(PageParts {
-        pictures,
-        keys,
-        kept: kept_any,
-        distribution,
-        directed_pairs: sims.len(),
-        evidence,
-    })
+        .collect()
 }
 
 /// The evidence of a pair read from logs without a season: its first line
