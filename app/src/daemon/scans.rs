@@ -90,13 +90,20 @@ async fn in_process(
     loaded(store, params, segments).await?;
     let (segs, changes) = segments.held.with_changes().expect("brought up to date");
     let model = config.model.as_deref();
+    // Every pair of the latest scan, held for the chart: a rescan of it
+    // counts the candidate pairs it replaces there.
+    let naming = |names: &[String]| held.as_ref().map_or(0, |h| h.pairs_naming(names));
+    let pairs = held
+        .as_ref()
+        .map(|h| (h.scan(), &naming as scoring::rescan::PairsNaming));
+    let held_now = pipeline::Held { changes, pairs };
     let scanned = pipeline::scan_segments(
         store,
         season,
         params,
         model,
         segs,
-        Some(changes),
+        Some(held_now),
         generation,
     )
     .await?;

@@ -24,6 +24,19 @@ pub struct HeldSegments {
     changes: HeldChanges,
 }
 
+/// What a daemon holds from one scan to the next that a rescan reads
+/// instead of the whole season.
+#[derive(Clone, Copy)]
+pub struct Held<'a> {
+    /// Which accounts of the held segments changed since the scans made
+    /// from them.
+    pub changes: &'a HeldChanges,
+    /// Every pair of one scan, when held: the scan's id, and how many of
+    /// its candidate pairs name any of some accounts
+    /// (`scoring::rescan::PreviousCandidates::naming`).
+    pub pairs: Option<(i64, scoring::rescan::PairsNaming<'a>)>,
+}
+
 /// Which accounts of a held copy were read again since a scan was made
 /// from it: a rescan whose base is that scan takes again the digests of
 /// those accounts only (`scoring::rescan::Previous::changed`).

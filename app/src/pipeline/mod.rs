@@ -18,7 +18,7 @@ pub use files::{
     segments_and_times_from_files, segments_from_files, segments_settling_from_files, Handover,
     Settle,
 };
-pub use held::{HeldChanges, HeldSegments};
+pub use held::{Held, HeldChanges, HeldSegments};
 pub use into_store::{
     ingest_file, read_log_into, spinner, IngestSummary, Log, Shown, BAD_LINES_LISTED,
 };

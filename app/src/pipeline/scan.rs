@@ -3,11 +3,12 @@
 //! one allows it: only the pairs naming an account whose season changed are
 //! scored again and stored, as a change to it (`scoring::rescan`).
 
-use super::{move_times, segments, HeldChanges};
+use super::{move_times, segments, Held};
 use anyhow::Result;
 use schema::rescan::{Delta, Lineage};
 use schema::{Mode, ScanParams, ScanResult, Season, Segments};
 use scoring::improved::Model;
+use scoring::rescan::PreviousCandidates;
 use store::{RescanBase, Store, StoredScan};
 
 /// How many scans a chain of changes may hold before a scan stores every
@@ -70,16 +71,18 @@ pub async fn scan_whole(
 /// `generation`) and stores the scan in one transaction: a rescan of the
 /// season's latest scan with the same bucket size, mode, crowd limit and
 /// season definition, in reference mode, while its chain is short; else
-/// every pair. `changes`: when the segments are a held copy, which of their
-/// accounts changed since the scans made from it (a rescan of one of those
-/// takes again the digests of these accounts only).
+/// every pair. `held`: when the segments are a daemon's held copy, which
+/// of their accounts changed since the scans made from it (a rescan of one
+/// of those takes again the digests of these accounts only), and the pairs
+/// of a scan held (a rescan of it finds its candidates among the (IP,
+/// day)s its change touched).
 pub async fn scan_segments(
     store: &Store,
     season: &Season,
     params: &ScanParams,
     model: Option<&Model>,
     segments: &Segments,
-    changes: Option<&HeldChanges>,
+    held: Option<Held<'_>>,
     generation: i64,
 ) -> Result<Scanned> {
     if params.mode == Mode::Reference {
@@ -92,8 +95,15 @@ pub async fn scan_segments(
             )
             .await?;
         if let Some(base) = base.filter(|b| rescannable(b, season, params)) {
-            let changed = changes.and_then(|c| c.since(base.scan.id, segments));
-            let held = (segments, changed.as_deref());
+            let changed = held.and_then(|h| h.changes.since(base.scan.id, segments));
+            let candidates = held
+                .and_then(|h| h.pairs)
+                .filter(|&(scan, _)| scan == base.scan.id)
+                .map(|(_, naming)| PreviousCandidates {
+                    count: base.scan.result.candidate_pairs,
+                    naming,
+                });
+            let held = (segments, changed.as_deref(), candidates);
             let (scan, figures) = rescan(store, season, params, held, generation, base).await?;
             return Ok(Scanned {
                 scan,
@@ -202,12 +212,13 @@ async fn whole(
 }
 
 /// A rescan of `base`: `changed`, by account id of `segments`, the accounts
-/// that may have changed since it was made (`None`: any).
+/// that may have changed since it was made (`None`: any); `candidates`,
+/// what the caller holds of its candidate pairs.
 async fn rescan(
     store: &Store,
     season: &Season,
     params: &ScanParams,
-    (segments, changed): (&Segments, Option<&[bool]>),
+    (segments, changed, candidates): (&Segments, Option<&[bool]>, Option<PreviousCandidates<'_>>),
     generation: i64,
     base: RescanBase,
 ) -> Result<(StoredScan, Rescanned)> {
@@ -219,10 +230,14 @@ async fn rescan(
             "digests taken again of the accounts changed since the base scan"
         );
     }
+    if candidates.is_some() {
+        tracing::debug!("candidates found where the change touched, the base scan's pairs held");
+    }
     let previous = scoring::rescan::Previous {
         digests: &base.digests,
         crowded: &base.scan.result.crowded,
         changed,
+        candidates,
     };
     let kept: Vec<(String, String)> = base
         .scan

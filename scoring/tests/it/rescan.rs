@@ -3,7 +3,7 @@
 //! of the moves as they are now, and the moderator's view (pairs flagged
 //! either way, cliques) equals the whole scan's.
 
-use detect_scoring::rescan::{digests, flagged_result, rescan, Previous};
+use detect_scoring::rescan::{digests, flagged_result, rescan, Previous, PreviousCandidates};
 use detect_scoring::{both_ways, scan};
 use ingest::{segment_moves, sort_by_time};
 use proptest::prelude::*;
@@ -63,9 +63,11 @@ fn check(old: Vec<Move>, new: Vec<Move>, crowd_limit: usize, threshold: f64, ext
         digests: &kept_digests,
         crowded: &before.crowded,
         changed: None,
+        candidates: None,
     };
     let again = rescan(&segs, &season, &params, &previous).unwrap();
     reusing_digests_changes_nothing(&segs, &season, &params, &previous, &again, extra);
+    touched_candidates_change_nothing(&segs, &season, &params, (&previous, &before), &again);
     assert_eq!(again.result.participants, whole.participants);
     assert_eq!(again.result.candidate_pairs, whole.candidate_pairs);
     assert_eq!(again.result.crowded, whole.crowded);
@@ -147,6 +149,7 @@ fn a_tick_of_later_moves_replaces_only_who_moved() {
         digests: &kept,
         crowded: &before.crowded,
         changed: None,
+        candidates: None,
     };
     let again = rescan(&segs, &season, &params, &previous).unwrap();
     assert!(again.replaced.contains(&"u1".to_owned()));
@@ -181,4 +184,41 @@ fn reusing_digests_changes_nothing(
     assert_eq!(hinted.digests, again.digests);
     assert_eq!(hinted.replaced, again.replaced);
     assert_eq!(hinted.result.pairs, again.result.pairs);
+}
+
+/// The rescan handed the previous scan's count of candidate pairs and a
+/// count of those naming any accounts (as a daemon holding every pair of
+/// its latest scan hands them) finds its candidates among the (IP, day)s
+/// its change touched, and gives what the rescan reading every sighting
+/// gave.
+fn touched_candidates_change_nothing(
+    segs: &schema::Segments,
+    season: &Season,
+    params: &ScanParams,
+    (previous, before): (&Previous, &ScanResult),
+    again: &detect_scoring::rescan::Rescan,
+) {
+    let naming = |names: &[String]| {
+        let named = |n: &String| names.contains(n);
+        // Every candidate pair is scored both ways.
+        before
+            .pairs
+            .iter()
+            .filter(|p| named(&p.account_a) || named(&p.account_b))
+            .count()
+            / 2
+    };
+    let held = Previous {
+        candidates: Some(PreviousCandidates {
+            count: before.candidate_pairs,
+            naming: &naming,
+        }),
+        ..*previous
+    };
+    let touched = rescan(segs, season, params, &held).unwrap();
+    assert_eq!(touched.result.candidate_pairs, again.result.candidate_pairs);
+    assert_eq!(touched.result.crowded, again.result.crowded);
+    assert_eq!(touched.replaced, again.replaced);
+    assert_eq!(touched.result.pairs, again.result.pairs);
+    assert_eq!(touched.result.participants, again.result.participants);
 }

@@ -12,6 +12,10 @@
 //! - one seen on an (IP, day) that became a crowd or stopped being one,
 //!   since that adds or removes pairs among accounts who did not change.
 
+mod touched;
+
+pub use touched::{PairsNaming, PreviousCandidates};
+
 use crate::{
     account_starts, both_directions, candidate_ids, day_in_season, days_in_season, in_season,
     participants, reference_scores, scan_result, season_rows, ScanError,
@@ -33,6 +37,10 @@ pub struct Previous<'a> {
     /// follows the accounts that changed. `None`: every digest is taken
     /// again.
     pub changed: Option<&'a [bool]>,
+    /// The previous scan's candidate pairs, when the caller holds them: the
+    /// rescan then finds its candidates among the (IP, day)s its change
+    /// touched, not among every sighting of the season.
+    pub candidates: Option<PreviousCandidates<'a>>,
 }
 
 /// A season scored again.
@@ -168,36 +176,42 @@ pub fn rescan(
         "rescans score the reference way"
     );
     let members = participants(segments, season).map_err(ScanError::Season)?;
-    let (pairs, crowded) = candidate_ids(segments, &members, season, params.crowd_limit);
     let reuse = previous.changed.map(|changed| (previous.digests, changed));
     let digests = digests_reusing(segments, season, reuse);
-    let replaced = replaced_accounts(segments, &digests, &crowded, previous);
-    let again: Vec<(AccountId, AccountId)> = pairs
-        .iter()
-        .copied()
-        .filter(|&(x, y)| replaced[x as usize] || replaced[y as usize])
-        .collect();
+    let changed = digest_changed(segments, &digests, previous);
+    let limit = params.crowd_limit;
+    // The pairs scored again, the crowds, the replaced accounts' names and
+    // the season's count of candidate pairs.
+    let (again, crowded, names, count) = match previous.candidates {
+        Some(before) => {
+            let counted = touched::Counted::new(segments, season, &members);
+            let crowded = counted.crowded(&changed, previous.crowded, limit);
+            let replaced = with_crowd_changes(segments, changed, &crowded, previous);
+            let again = counted.pairs_naming(&replaced, limit);
+            let names = replaced_names(segments, &replaced, &digests, previous);
+            // (Held counts that disagree cannot make the count wrap.)
+            let count = before.count.saturating_sub((before.naming)(&names)) + again.len();
+            (again, crowded, names, count)
+        }
+        None => {
+            let (pairs, crowded) = candidate_ids(segments, &members, season, limit);
+            let replaced = with_crowd_changes(segments, changed, &crowded, previous);
+            let again: Vec<(AccountId, AccountId)> = pairs
+                .iter()
+                .copied()
+                .filter(|&(x, y)| replaced[x as usize] || replaced[y as usize])
+                .collect();
+            let names = replaced_names(segments, &replaced, &digests, previous);
+            (again, crowded, names, pairs.len())
+        }
+    };
     let mut scores = reference_scores(segments, season, &again);
     schema::order::sort_pairs(&mut scores);
-    let mut names: Vec<String> = (0..segments.accounts.len())
-        .filter(|&u| replaced[u])
-        .map(|u| segments.accounts.name(u as AccountId).to_owned())
-        .collect();
-    // Accounts the previous scan knew and this one does not: their pairs go.
-    names.extend(
-        previous
-            .digests
-            .iter()
-            .filter(|&(n, _)| digests.get(n).is_none() && segments.accounts.get(n).is_none())
-            .map(|(n, _)| n.to_owned()),
-    );
-    names.sort_unstable();
-    names.dedup();
     Ok(Rescan {
         result: ScanResult {
             params: *params,
             participants: members.len(),
-            candidate_pairs: pairs.len(),
+            candidate_pairs: count,
             pairs: scores,
             cliques: Vec::new(),
             crowded,
@@ -207,20 +221,26 @@ pub fn rescan(
     })
 }
 
-/// By account id: whether the account's pairs are scored again.
-fn replaced_accounts(
-    segments: &Segments,
-    digests: &AccountDigests,
-    crowded: &[CrowdedAddress],
-    previous: &Previous,
-) -> Vec<bool> {
-    let mut replaced: Vec<bool> = (0..segments.accounts.len())
+/// By account id: whether the account's digest differs from the previous
+/// one.
+fn digest_changed(segments: &Segments, digests: &AccountDigests, previous: &Previous) -> Vec<bool> {
+    (0..segments.accounts.len())
         .map(|u| {
             let name = segments.accounts.name(u as AccountId);
             digests.get(name) != previous.digests.get(name)
         })
-        .collect();
-    // An (IP, day) that became a crowd, or stopped being one.
+        .collect()
+}
+
+/// By account id: whether the account's pairs are scored again: its digest
+/// `changed`, or it is seen on an (IP, day) that became a crowd or stopped
+/// being one.
+fn with_crowd_changes(
+    segments: &Segments,
+    mut replaced: Vec<bool>,
+    crowded: &[CrowdedAddress],
+    previous: &Previous,
+) -> Vec<bool> {
     let key = |c: &CrowdedAddress| (c.day, c.ip.clone());
     let now: FxHashSet<(i64, String)> = crowded.iter().map(key).collect();
     let before: FxHashSet<(i64, String)> = previous.crowded.iter().map(key).collect();
@@ -236,6 +256,30 @@ fn replaced_accounts(
         }
     }
     replaced
+}
+
+/// The names of the accounts `replaced`, and of those the previous scan
+/// knew and this one does not (their pairs go), sorted.
+fn replaced_names(
+    segments: &Segments,
+    replaced: &[bool],
+    digests: &AccountDigests,
+    previous: &Previous,
+) -> Vec<String> {
+    let mut names: Vec<String> = (0..segments.accounts.len())
+        .filter(|&u| replaced[u])
+        .map(|u| segments.accounts.name(u as AccountId).to_owned())
+        .collect();
+    names.extend(
+        previous
+            .digests
+            .iter()
+            .filter(|&(n, _)| digests.get(n).is_none() && segments.accounts.get(n).is_none())
+            .map(|(n, _)| n.to_owned()),
+    );
+    names.sort_unstable();
+    names.dedup();
+    names
 }
 
 /// The scan a moderator sees after a rescan: both directions of every pair

@@ -1,0 +1,144 @@
+//! A rescan's candidate pairs from the (IP, day)s its change touched, not
+//! from every sighting of the season: what a daemon's tick costs then
+//! follows the accounts that moved.
+//!
+//! An (IP, day)'s accounts change only by accounts whose digest changed
+//! (their sightings in the season, or whether they take part, are in it).
+//! So an (IP, day) none of them is seen on now is as it was: a crowd only
+//! if it was one before, which the previous scan's crowds list. The crowds
+//! now are those among the (IP, day)s of the changed accounts and the
+//! previous crowds; the pairs naming a replaced account are those of the
+//! (IP, day)s it is seen on; and the season's count of candidate pairs is
+//! the previous count, less the previous pairs naming a replaced account,
+//! plus those found now.
+
+use crate::{account_starts, day_in_season};
+use rayon::prelude::*;
+use rustc_hash::FxHashSet;
+use schema::{AccountId, CrowdedAddress, IpDay, Season, Segments};
+
+/// How many of the previous scan's candidate pairs name any of the accounts
+/// given.
+pub type PairsNaming<'a> = &'a (dyn Fn(&[String]) -> usize + Sync);
+
+/// What a rescan needs of the previous scan's candidate pairs, when its
+/// caller holds them (a daemon holds every pair of its latest scan).
+#[derive(Clone, Copy)]
+pub struct PreviousCandidates<'a> {
+    /// How many candidate pairs the previous scan had.
+    pub count: usize,
+    /// How many of them name any of the accounts given.
+    pub naming: PairsNaming<'a>,
+}
+
+/// The sightings that count for candidates: by a participant, in the
+/// season.
+pub(super) struct Counted<'a> {
+    segments: &'a Segments,
+    season: &'a Season,
+    member: Vec<bool>,
+    /// Where each account's sightings begin (they are sorted by account).
+    starts: Vec<u32>,
+}
+
+impl<'a> Counted<'a> {
+    pub fn new(segments: &'a Segments, season: &'a Season, participants: &[AccountId]) -> Self {
+        let mut member = vec![false; segments.accounts.len()];
+        for &u in participants {
+            member[u as usize] = true;
+        }
+        let starts = account_starts(&segments.ip_days, member.len(), |d| d.account);
+        Counted {
+            segments,
+            season,
+            member,
+            starts,
+        }
+    }
+
+    fn counts(&self, d: &IpDay) -> bool {
+        self.member[d.account as usize] && day_in_season(d.day, self.season)
+    }
+
+    /// The (day, IP)s the accounts `of` are seen on.
+    fn keys_of(&self, of: &[bool]) -> FxHashSet<(i64, u32)> {
+        let ip_days = &self.segments.ip_days;
+        (0..self.member.len())
+            .filter(|&u| of[u])
+            .flat_map(|u| &ip_days[self.starts[u] as usize..self.starts[u + 1] as usize])
+            .filter(|d| self.counts(d))
+            .map(|d| (d.day, d.ip))
+            .collect()
+    }
+
+    /// Every counted sighting on the (day, IP)s `keys`, sorted by (day, IP,
+    /// account), each once.
+    fn groups(&self, keys: &FxHashSet<(i64, u32)>) -> Vec<(i64, u32, AccountId)> {
+        let mut seen: Vec<(i64, u32, AccountId)> = self
+            .segments
+            .ip_days
+            .par_iter()
+            .filter(|d| self.counts(d) && keys.contains(&(d.day, d.ip)))
+            .map(|d| (d.day, d.ip, d.account))
+            .collect();
+        seen.par_sort_unstable();
+        seen.dedup();
+        seen
+    }
+
+    /// The season's crowds now (as `candidate_ids` lists them), given the
+    /// accounts whose digest changed and the previous scan's crowds.
+    pub fn crowded(
+        &self,
+        changed: &[bool],
+        before: &[CrowdedAddress],
+        crowd_limit: usize,
+    ) -> Vec<CrowdedAddress> {
+        let mut keys = self.keys_of(changed);
+        let ips = &self.segments.ips;
+        keys.extend(before.iter().filter_map(|c| Some((c.day, ips.get(&c.ip)?))));
+        let seen = self.groups(&keys);
+        let mut crowded: Vec<CrowdedAddress> = seen
+            .chunk_by(|a, b| (a.0, a.1) == (b.0, b.1))
+            .filter(|g| g.len() > crowd_limit)
+            .map(|g| CrowdedAddress {
+                day: g[0].0,
+                ip: ips.name(g[0].1).to_owned(),
+                accounts: g.len(),
+            })
+            .collect();
+        crowded.sort_by(|a, b| b.accounts.cmp(&a.accounts).then_with(|| a.cmp(b)));
+        crowded
+    }
+
+    /// The candidate pairs naming an account `replaced`, as `candidate_ids`
+    /// gives them (`x < y`, in id order).
+    pub fn pairs_naming(
+        &self,
+        replaced: &[bool],
+        crowd_limit: usize,
+    ) -> Vec<(AccountId, AccountId)> {
+        let seen = self.groups(&self.keys_of(replaced));
+        let groups: Vec<&[(i64, u32, AccountId)]> = seen
+            .chunk_by(|a, b| (a.0, a.1) == (b.0, b.1))
+            .filter(|g| g.len() <= crowd_limit)
+            .collect();
+        let mut pairs: Vec<u64> = groups
+            .par_iter()
+            .flat_map_iter(|g| {
+                g.iter().enumerate().flat_map(move |(i, &(_, _, x))| {
+                    g[i + 1..]
+                        .iter()
+                        .filter(move |&&(_, _, y)| replaced[x as usize] || replaced[y as usize])
+                        .map(move |&(_, _, y)| (x as u64) << 32 | y as u64)
+                })
+            })
+            .collect();
+        pairs.par_sort_unstable();
+        pairs.dedup();
+        pairs
+            .into_iter()
+            .map(|p| ((p >> 32) as AccountId, p as AccountId))
+            .collect()
+    }
+}
