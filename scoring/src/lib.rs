@@ -298,6 +298,18 @@ pub(crate) fn season_rows(
         .collect()
 }
 
+/// Account `u`'s records in `records`, sorted by account (a season's
+/// sightings or game days): two searches, for the few accounts a rescan
+/// reads, where [`account_starts`] searches for every account.
+pub(crate) fn account_range<T>(
+    records: &[T],
+    u: AccountId,
+    account: impl Fn(&T) -> AccountId,
+) -> std::ops::Range<usize> {
+    let start = records.partition_point(|r| account(r) < u);
+    start..start + records[start..].partition_point(|r| account(r) <= u)
+}
+
 /// Where each account's records begin in `records`, sorted by account (a
 /// season's sightings or game days), for accounts `0..accounts`, and where
 /// the last one's end: account `u`'s are `records[starts[u]..starts[u + 1]]`.

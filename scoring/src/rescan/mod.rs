@@ -12,19 +12,19 @@
 //! - one seen on an (IP, day) that became a crowd or stopped being one,
 //!   since that adds or removes pairs among accounts who did not change.
 
+mod digests;
 mod touched;
 
+pub use digests::digests;
 pub use touched::{PairsNaming, PreviousCandidates};
 
 use crate::{
-    account_starts, both_directions, candidate_ids, day_in_season, days_in_season, in_season,
-    participants, reference_scores, scan_result, season_rows, ScanError,
+    both_directions, candidate_ids, participants, reference_scores, scan_result, season_rows,
+    ScanError,
 };
-use rayon::prelude::*;
-use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
+use rustc_hash::{FxHashMap, FxHashSet};
 use schema::rescan::AccountDigests;
 use schema::{AccountId, CrowdedAddress, Mode, ScanParams, ScanResult, Season, Segments};
-use std::hash::{Hash, Hasher};
 
 /// What the previous scan of the season, with the same parameters, left.
 pub struct Previous<'a> {
@@ -56,106 +56,6 @@ pub struct Rescan {
     pub digests: AccountDigests,
 }
 
-/// Each account's digest of what it brings to the season: its segments (a
-/// stall run whole, so its cost follows the runs, not the buckets they
-/// span), its sightings and its game days in the season, IPs and games by
-/// name.
-pub fn digests(segments: &Segments, season: &Season) -> AccountDigests {
-    digests_reusing(segments, season, None)
-}
-
-/// [`digests`], each unchanged account's taken from `reuse`: the previous
-/// digests and, by account id, whether an account may have changed since
-/// they were taken ([`Previous::changed`]).
-fn digests_reusing(
-    segments: &Segments,
-    season: &Season,
-    reuse: Option<(&AccountDigests, &[bool])>,
-) -> AccountDigests {
-    let text = |s: &String| {
-        let mut h = FxHasher::default();
-        s.hash(&mut h);
-        h.finish()
-    };
-    let (ip, game): (Vec<u64>, Vec<u64>) = rayon::join(
-        || segments.ips.as_slice().par_iter().map(text).collect(),
-        || segments.games.as_slice().par_iter().map(text).collect(),
-    );
-    // Each account's sightings and game days (both sorted by account).
-    let accounts = segments.by_account.len();
-    let ip_days = account_starts(&segments.ip_days, accounts, |d| d.account);
-    let game_days = account_starts(&segments.game_days, accounts, |d| d.account);
-    let named: Vec<(String, u64)> = segments
-        .by_account
-        .par_iter()
-        .enumerate()
-        .filter_map(|(u, segs)| {
-            let name = segments.accounts.name(u as AccountId);
-            if let Some((previous, changed)) = reuse {
-                if !changed.get(u).copied().unwrap_or(true) {
-                    // No digest before: nothing of it in the season then,
-                    // nor now.
-                    return previous.get(name).map(|d| (name.to_owned(), d));
-                }
-            }
-            let seen = sightings(
-                &segments.ip_days[ip_days[u] as usize..ip_days[u + 1] as usize],
-                &segments.game_days[game_days[u] as usize..game_days[u + 1] as usize],
-                season,
-                (&ip, &game),
-            );
-            let segs = in_season(segs, season, segments.bucket_seconds);
-            if segs.is_empty() && seen.is_none() {
-                return None;
-            }
-            let mut h = FxHasher::default();
-            h.write_u64(seen.unwrap_or(0));
-            for s in segs.iter() {
-                h.write_i64(s.bucket);
-                h.write_u32(s.stalls);
-                h.write_u64(s.stall_ip.map_or(0, |i| ip[i.get() as usize]));
-                h.write_usize(s.moves.len());
-                for &(i, count) in &s.moves {
-                    h.write_u64(ip[i as usize]);
-                    h.write_u32(count);
-                }
-            }
-            Some((name.to_owned(), h.finish()))
-        })
-        .collect();
-    AccountDigests::new(named)
-}
-
-/// An account's sightings and game days in the season, by IP and game
-/// name hashes, summed rather than hashed in a row: their stored order
-/// follows IP and game ids, which a cut from an earlier move numbers anew.
-/// `None` when it has neither.
-fn sightings(
-    ip_days: &[schema::IpDay],
-    game_days: &[schema::GameDays],
-    season: &Season,
-    (ip, game): (&[u64], &[u64]),
-) -> Option<u64> {
-    let mut sum: Option<u64> = None;
-    let mut add = |parts: [u64; 3]| {
-        let mut h = FxHasher::default();
-        parts.iter().for_each(|&p| h.write_u64(p));
-        let s = sum.get_or_insert(0);
-        *s = s.wrapping_add(mix(h.finish()));
-    };
-    for d in ip_days.iter().filter(|d| day_in_season(d.day, season)) {
-        add([d.day as u64, ip[d.ip as usize], 0]);
-    }
-    for d in game_days
-        .iter()
-        .filter(|d| days_in_season(d.first_day, d.last_day, season))
-    {
-        let days = (d.first_day as u64) << 32 | (d.last_day as u64 & 0xffff_ffff);
-        add([game[d.game as usize], days, 1]);
-    }
-    sum
-}
-
 /// Scores the season again after [`Previous`]: every candidate pair naming
 /// a replaced account, both directions.
 pub fn rescan(
@@ -176,18 +76,21 @@ pub fn rescan(
         "rescans score the reference way"
     );
     let members = participants(segments, season).map_err(ScanError::Season)?;
-    let reuse = previous.changed.map(|changed| (previous.digests, changed));
-    let digests = digests_reusing(segments, season, reuse);
-    let changed = digest_changed(segments, &digests, previous);
+    let digests = match previous.changed {
+        Some(changed) => digests::digests_reusing(segments, season, (previous.digests, changed)),
+        None => digests(segments, season),
+    };
+    let changed = digests::digests_differ(segments, (&digests, previous.digests), previous.changed);
     let limit = params.crowd_limit;
     // The pairs scored again, the crowds, the replaced accounts' names and
     // the season's count of candidate pairs.
     let (again, crowded, names, count) = match previous.candidates {
         Some(before) => {
             let counted = touched::Counted::new(segments, season, &members);
-            let crowded = counted.crowded(&changed, previous.crowded, limit);
-            let replaced = with_crowd_changes(segments, changed, &crowded, previous);
-            let again = counted.pairs_naming(&replaced, limit);
+            let (crowded, replaced, again) =
+                counted.crowds_and_pairs(changed, previous.crowded, limit, |changed, crowded| {
+                    with_crowd_changes(segments, changed, crowded, previous)
+                });
             let names = replaced_names(segments, &replaced, &digests, previous);
             // (Held counts that disagree cannot make the count wrap.)
             let count = before.count.saturating_sub((before.naming)(&names)) + again.len();
@@ -219,17 +122,6 @@ pub fn rescan(
         replaced: names,
         digests,
     })
-}
-
-/// By account id: whether the account's digest differs from the previous
-/// one.
-fn digest_changed(segments: &Segments, digests: &AccountDigests, previous: &Previous) -> Vec<bool> {
-    (0..segments.accounts.len())
-        .map(|u| {
-            let name = segments.accounts.name(u as AccountId);
-            digests.get(name) != previous.digests.get(name)
-        })
-        .collect()
 }
 
 /// By account id: whether the account's pairs are scored again: its digest
@@ -331,13 +223,6 @@ pub fn flagged_result(
         pairs,
         r.crowded.clone(),
     )
-}
-
-/// SplitMix64's finalizer: spreads a hash's bits before it is summed.
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
 }
 
 fn unordered<'a>(a: &'a str, b: &'a str) -> (&'a str, &'a str) {

@@ -12,7 +12,7 @@
 //! the previous count, less the previous pairs naming a replaced account,
 //! plus those found now.
 
-use crate::{account_starts, day_in_season};
+use crate::{account_range, day_in_season};
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 use schema::{AccountId, CrowdedAddress, IpDay, Season, Segments};
@@ -37,8 +37,6 @@ pub(super) struct Counted<'a> {
     segments: &'a Segments,
     season: &'a Season,
     member: Vec<bool>,
-    /// Where each account's sightings begin (they are sorted by account).
-    starts: Vec<u32>,
 }
 
 impl<'a> Counted<'a> {
@@ -47,12 +45,10 @@ impl<'a> Counted<'a> {
         for &u in participants {
             member[u as usize] = true;
         }
-        let starts = account_starts(&segments.ip_days, member.len(), |d| d.account);
         Counted {
             segments,
             season,
             member,
-            starts,
         }
     }
 
@@ -65,7 +61,7 @@ impl<'a> Counted<'a> {
         let ip_days = &self.segments.ip_days;
         (0..self.member.len())
             .filter(|&u| of[u])
-            .flat_map(|u| &ip_days[self.starts[u] as usize..self.starts[u + 1] as usize])
+            .flat_map(|u| &ip_days[account_range(ip_days, u as AccountId, |d| d.account)])
             .filter(|d| self.counts(d))
             .map(|d| (d.day, d.ip))
             .collect()
@@ -86,15 +82,20 @@ impl<'a> Counted<'a> {
         seen
     }
 
-    /// The season's crowds now (as `candidate_ids` lists them), given the
-    /// accounts whose digest changed and the previous scan's crowds.
-    pub fn crowded(
+    /// The season's crowds now (as `candidate_ids` lists them), the
+    /// accounts replaced, and the candidate pairs naming one of them (as
+    /// `candidate_ids` gives them: `x < y`, in id order), given the
+    /// accounts whose digest `changed`, the previous scan's crowds and
+    /// `replaced_of`, which adds to those accounts the ones seen on an (IP,
+    /// day) whose crowd changed.
+    pub fn crowds_and_pairs(
         &self,
-        changed: &[bool],
+        changed: Vec<bool>,
         before: &[CrowdedAddress],
         crowd_limit: usize,
-    ) -> Vec<CrowdedAddress> {
-        let mut keys = self.keys_of(changed);
+        replaced_of: impl FnOnce(Vec<bool>, &[CrowdedAddress]) -> Vec<bool>,
+    ) -> (Vec<CrowdedAddress>, Vec<bool>, Vec<(AccountId, AccountId)>) {
+        let mut keys = self.keys_of(&changed);
         let ips = &self.segments.ips;
         keys.extend(before.iter().filter_map(|c| Some((c.day, ips.get(&c.ip)?))));
         let seen = self.groups(&keys);
@@ -108,37 +109,48 @@ impl<'a> Counted<'a> {
             })
             .collect();
         crowded.sort_by(|a, b| b.accounts.cmp(&a.accounts).then_with(|| a.cmp(b)));
-        crowded
+        let replaced = replaced_of(changed.clone(), &crowded);
+        // Every (IP, day) a changed account is seen on is among those read:
+        // unless a crowd changed, they hold every pair naming one.
+        let pairs = if replaced == changed {
+            pairs_naming(&seen, &replaced, crowd_limit)
+        } else {
+            pairs_naming(
+                &self.groups(&self.keys_of(&replaced)),
+                &replaced,
+                crowd_limit,
+            )
+        };
+        (crowded, replaced, pairs)
     }
+}
 
-    /// The candidate pairs naming an account `replaced`, as `candidate_ids`
-    /// gives them (`x < y`, in id order).
-    pub fn pairs_naming(
-        &self,
-        replaced: &[bool],
-        crowd_limit: usize,
-    ) -> Vec<(AccountId, AccountId)> {
-        let seen = self.groups(&self.keys_of(replaced));
-        let groups: Vec<&[(i64, u32, AccountId)]> = seen
-            .chunk_by(|a, b| (a.0, a.1) == (b.0, b.1))
-            .filter(|g| g.len() <= crowd_limit)
-            .collect();
-        let mut pairs: Vec<u64> = groups
-            .par_iter()
-            .flat_map_iter(|g| {
-                g.iter().enumerate().flat_map(move |(i, &(_, _, x))| {
-                    g[i + 1..]
-                        .iter()
-                        .filter(move |&&(_, _, y)| replaced[x as usize] || replaced[y as usize])
-                        .map(move |&(_, _, y)| (x as u64) << 32 | y as u64)
-                })
+/// The pairs of accounts seen together on an (IP, day) of `seen` (sorted
+/// by day, IP and account) that is no crowd, naming an account `replaced`.
+fn pairs_naming(
+    seen: &[(i64, u32, AccountId)],
+    replaced: &[bool],
+    crowd_limit: usize,
+) -> Vec<(AccountId, AccountId)> {
+    let groups: Vec<&[(i64, u32, AccountId)]> = seen
+        .chunk_by(|a, b| (a.0, a.1) == (b.0, b.1))
+        .filter(|g| g.len() <= crowd_limit)
+        .collect();
+    let mut pairs: Vec<u64> = groups
+        .par_iter()
+        .flat_map_iter(|g| {
+            g.iter().enumerate().flat_map(move |(i, &(_, _, x))| {
+                g[i + 1..]
+                    .iter()
+                    .filter(move |&&(_, _, y)| replaced[x as usize] || replaced[y as usize])
+                    .map(move |&(_, _, y)| (x as u64) << 32 | y as u64)
             })
-            .collect();
-        pairs.par_sort_unstable();
-        pairs.dedup();
-        pairs
-            .into_iter()
-            .map(|p| ((p >> 32) as AccountId, p as AccountId))
-            .collect()
-    }
+        })
+        .collect();
+    pairs.par_sort_unstable();
+    pairs.dedup();
+    pairs
+        .into_iter()
+        .map(|p| ((p >> 32) as AccountId, p as AccountId))
+        .collect()
 }

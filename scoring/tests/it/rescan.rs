@@ -117,6 +117,29 @@ proptest! {
     }
 }
 
+/// An (IP, day) that becomes a crowd replaces its accounts, who did not
+/// move: each one's pairs met elsewhere are scored again too.
+#[test]
+fn a_crowd_that_forms_replaces_its_accounts_with_all_their_pairs() {
+    let at = |u: &str, ip: u8, t: i64| Move {
+        username: u.into(),
+        game: format!("4pLeague_S1_g{}", u8::from(u == "n")),
+        timestamp: K0 + t,
+        ip: format!("10.0.0.{ip}"),
+    };
+    // z and w1 share address 1 (no crowd at a limit of 2); z and w share
+    // address 2. Then n moves from address 1 the same day, in a game of
+    // its own (so no one else's stalls change): a crowd of 3.
+    let old = vec![
+        at("z", 1, 0),
+        at("w1", 1, 100),
+        at("z", 2, 200),
+        at("w", 2, 300),
+    ];
+    let new = vec![at("n", 1, 150)];
+    check(old, new, 2, 0.9, &[]);
+}
+
 /// Later moves only, as a daemon's tick brings them: most accounts unchanged.
 #[test]
 fn a_tick_of_later_moves_replaces_only_who_moved() {
