@@ -135,7 +135,7 @@ pub async fn cut_segments_in_pages(
 
 /// Extends the stored segmentation with the moves stored since it was cut:
 /// each account who moved again is cut on from their latest two records, each
-/// game from its latest bucket. `None` when only a whole cut will do
+/// game from its latest bucket (both read for a page of moves at once). `None` when only a whole cut will do
 /// ([`Store::extend_segmentation`] says when).
 async fn extend_segments(store: &Store, bucket_seconds: i64, page: usize) -> Result<Option<Cut>> {
     let started = std::time::Instant::now();
@@ -156,11 +156,19 @@ async fn extend_segments(store: &Store, bucket_seconds: i64, page: usize) -> Res
             .collect();
         let new_games: Vec<&str> = new_games.into_iter().collect();
         let game_buckets = writer.game_buckets(&new_games).await?;
+        // The latest records of each account the segmenter has not met yet.
+        let new_accounts: BTreeSet<&str> = page
+            .iter()
+            .map(|m| m.username.as_str())
+            .filter(|u| segmenter.names().0.get(u).is_none())
+            .collect();
+        let new_accounts: Vec<&str> = new_accounts.into_iter().collect();
+        let mut tails = writer.take_tails(&new_accounts).await?;
         for m in &page {
             let known = segmenter.names().0.len();
             let account = segmenter.account_id(&m.username);
             if account as usize == known {
-                let tail = writer.take_tail(&m.username).await?;
+                let tail = tails.remove(&m.username).unwrap_or_default();
                 if !tail.is_empty() {
                     let records: Vec<Segment> = tail
                         .into_iter()

@@ -11,10 +11,15 @@ use super::saved::{Before, SegmentCounts};
 use super::writer::SegmentationWriter;
 use rustc_hash::FxHashMap;
 use schema::model::*;
+use sqlx::any::AnyRow;
 use sqlx::Row;
 
 /// Games looked up per statement by [`SegmentationWriter::game_buckets`].
 const GAMES_PER_QUERY: usize = 500;
+
+/// Accounts whose tails [`SegmentationWriter::take_tails`] reads per
+/// statement (two parameters each when their chunks are deleted).
+const ACCOUNTS_PER_QUERY: usize = 400;
 
 /// One of an account's latest records in a stored segmentation (a moved
 /// bucket or a stall run, as [`Segment`]), by names.
@@ -116,52 +121,149 @@ impl SegmentationWriter<'_> {
     /// Takes `account`'s latest chunks out of the segmentation being extended,
     /// enough to hold the account's latest two records (a stall run is one), to be cut again with
     /// the account's new moves and saved anew: nothing for an account new to it.
-    /// Call it once per account, before the account's first new move.
-    ///
-    /// # Panics
-    /// If the writer does not extend a segmentation.
-    pub async fn take_tail(&mut self, account: &str) -> Result<Vec<TailRecord>> {
-        assert!(self.extending.is_some(), "take_tail needs an extension");
-        let (id, bs) = (self.id, self.bucket_seconds);
-        let mut ips = Names::default();
-        let mut records: Vec<Segment> = Vec::new();
-        let mut removed = SegmentCounts::default();
-        let mut before = i64::MAX;
-        while records.len() < 2 {
+    async fn take_tail(&mut self, account: &str) -> Result<Vec<TailRecord>> {
+        let mut taken = Taken::default();
+        while taken.records.len() < 2 {
             let Some(row) = sqlx::query(
                 "SELECT first_bucket, segments, stalled, data FROM segment_chunks \
                  WHERE segmentation_id = $1 AND username = $2 AND first_bucket < $3 \
                  ORDER BY first_bucket DESC LIMIT 1",
             )
-            .bind(id)
+            .bind(self.id)
             .bind(account)
-            .bind(before)
+            .bind(taken.from)
             .fetch_optional(&mut *self.tx)
             .await?
             else {
                 break;
             };
-            before = row.try_get(0)?;
-            removed.segments += row.try_get::<i64, _>(1)? as u64;
-            removed.stalled += row.try_get::<i64, _>(2)? as u64;
-            let mut chunk = Vec::new();
-            let data: Vec<u8> = row.try_get(3)?;
-            decode(&data, before, bs, |ip| ips.intern(ip), &mut chunk)
-                .map_err(|e| StoreError::Corrupt(format!("a stored chunk of segments: {e}")))?;
-            chunk.append(&mut records);
-            records = chunk;
+            taken.push_earlier(&row, 0, self.bucket_seconds)?;
         }
-        if before != i64::MAX {
+        if taken.from != i64::MAX {
             sqlx::query(
                 "DELETE FROM segment_chunks \
                  WHERE segmentation_id = $1 AND username = $2 AND first_bucket >= $3",
             )
-            .bind(id)
+            .bind(self.id)
             .bind(account)
-            .bind(before)
+            .bind(taken.from)
             .execute(&mut *self.tx)
             .await?;
         }
+        self.taken(taken)
+    }
+
+    /// Takes each of `accounts`' latest chunks out of the segmentation being
+    /// extended, enough to hold the account's latest two records (a stall
+    /// run is one), to be cut again with the account's new moves and saved
+    /// anew: nothing for an account new to it. Call it once per account,
+    /// before the account's first new move. Each account's latest chunk is
+    /// read, and deleted, for a few hundred accounts a statement; an
+    /// account whose latest chunk holds fewer than two records is taken on
+    /// its own.
+    ///
+    /// # Panics
+    /// If the writer does not extend a segmentation.
+    pub async fn take_tails(
+        &mut self,
+        accounts: &[&str],
+    ) -> Result<FxHashMap<String, Vec<TailRecord>>> {
+        assert!(self.extending.is_some(), "take_tails needs an extension");
+        let mut out = FxHashMap::default();
+        for part in accounts.chunks(ACCOUNTS_PER_QUERY) {
+            let latest_chunks = self.latest_chunks(part).await?;
+            let rows: Vec<String> = (0..latest_chunks.len())
+                .map(|i| format!("(${}, ${})", 2 + 2 * i, 3 + 2 * i))
+                .collect();
+            let sql = format!(
+                "SELECT username, first_bucket, segments, stalled, data FROM segment_chunks \
+                 WHERE segmentation_id = $1 AND (username, first_bucket) IN (VALUES {})",
+                rows.join(", ")
+            );
+            let mut query = sqlx::query(&sql).bind(self.id);
+            for (account, first) in &latest_chunks {
+                query = query.bind(account).bind(*first);
+            }
+            let rows = match latest_chunks.is_empty() {
+                true => Vec::new(),
+                false => query.fetch_all(&mut *self.tx).await?,
+            };
+            let mut latest: FxHashMap<String, Taken> = FxHashMap::default();
+            for row in rows {
+                let mut taken = Taken::default();
+                taken.push_earlier(&row, 1, self.bucket_seconds)?;
+                latest.insert(row.try_get(0)?, taken);
+            }
+            let mut whole = Vec::new();
+            for &account in part {
+                match latest.get(account) {
+                    Some(t) if t.records.len() < 2 => {
+                        latest.remove(account);
+                        let tail = self.take_tail(account).await?;
+                        out.insert(account.to_owned(), tail);
+                    }
+                    Some(t) => whole.push((account, t.from)),
+                    None => {
+                        out.insert(account.to_owned(), self.taken(Taken::default())?);
+                    }
+                }
+            }
+            self.delete_chunks(&whole).await?;
+            for (account, taken) in latest {
+                let tail = self.taken(taken)?;
+                out.insert(account, tail);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The first bucket of each of `accounts`' latest chunk, for those
+    /// with one (read from the index alone).
+    async fn latest_chunks(&mut self, accounts: &[&str]) -> Result<Vec<(String, Epoch)>> {
+        let sql = format!(
+            "SELECT username, MAX(first_bucket) FROM segment_chunks \
+             WHERE segmentation_id = $1 AND username IN ({}) GROUP BY username",
+            numbered_marks(2, accounts.len())
+        );
+        let mut query = sqlx::query(&sql).bind(self.id);
+        for account in accounts {
+            query = query.bind(*account);
+        }
+        let rows = query.fetch_all(&mut *self.tx).await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+            .collect()
+    }
+
+    /// Deletes the chunk of each (account, first bucket).
+    async fn delete_chunks(&mut self, chunks: &[(&str, Epoch)]) -> Result<()> {
+        if chunks.is_empty() {
+            return Ok(());
+        }
+        let rows: Vec<String> = (0..chunks.len())
+            .map(|i| format!("(${}, ${})", 2 + 2 * i, 3 + 2 * i))
+            .collect();
+        let sql = format!(
+            "DELETE FROM segment_chunks WHERE segmentation_id = $1 \
+             AND (username, first_bucket) IN (VALUES {})",
+            rows.join(", ")
+        );
+        let mut query = sqlx::query(&sql).bind(self.id);
+        for &(account, first) in chunks {
+            query = query.bind(account).bind(first);
+        }
+        query.execute(&mut *self.tx).await?;
+        Ok(())
+    }
+
+    /// An account's records taken out, counted and named.
+    fn taken(&mut self, taken: Taken) -> Result<Vec<TailRecord>> {
+        let Taken {
+            ips,
+            records,
+            removed,
+            ..
+        } = taken;
         // In time order an account's latest record is a bucket they moved in.
         if records
             .last()
@@ -172,7 +274,7 @@ impl SegmentationWriter<'_> {
                     .to_owned(),
             ));
         }
-        let extending = self.extending.as_mut().expect("checked");
+        let extending = self.extending.as_mut().expect("an extension");
         if records.is_empty() {
             extending.new_accounts += 1;
         }
@@ -211,5 +313,49 @@ impl SegmentationWriter<'_> {
             }
         }
         Ok(out)
+    }
+}
+
+/// An account's latest chunks read so far, latest last.
+struct Taken {
+    ips: Names,
+    records: Vec<Segment>,
+    removed: SegmentCounts,
+    /// The first bucket of the earliest chunk read (`i64::MAX`: none).
+    from: Epoch,
+}
+
+impl Default for Taken {
+    fn default() -> Self {
+        Taken {
+            ips: Names::default(),
+            records: Vec::new(),
+            removed: SegmentCounts::default(),
+            from: i64::MAX,
+        }
+    }
+}
+
+impl Taken {
+    /// Puts before the records read the chunk in `row`, whose columns from
+    /// `at` on are its first bucket, counts and data.
+    fn push_earlier(&mut self, row: &AnyRow, at: usize, bucket_seconds: i64) -> Result<()> {
+        self.from = row.try_get(at)?;
+        self.removed.segments += row.try_get::<i64, _>(at + 1)? as u64;
+        self.removed.stalled += row.try_get::<i64, _>(at + 2)? as u64;
+        let mut chunk = Vec::new();
+        let data: Vec<u8> = row.try_get(at + 3)?;
+        let ips = &mut self.ips;
+        decode(
+            &data,
+            self.from,
+            bucket_seconds,
+            |ip| ips.intern(ip),
+            &mut chunk,
+        )
+        .map_err(|e| StoreError::Corrupt(format!("a stored chunk of segments: {e}")))?;
+        chunk.append(&mut self.records);
+        self.records = chunk;
+        Ok(())
     }
 }
