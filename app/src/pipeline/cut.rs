@@ -148,21 +148,13 @@ async fn extend_segments(store: &Store, bucket_seconds: i64, page: usize) -> Res
         if page.is_empty() {
             break;
         }
-        // The latest bucket of each game the segmenter has not met yet.
-        let new_games: BTreeSet<&str> = page
-            .iter()
-            .map(|m| m.game.as_str())
-            .filter(|g| segmenter.names().2.get(g).is_none())
-            .collect();
-        let new_games: Vec<&str> = new_games.into_iter().collect();
+        // The latest bucket of each game, and the latest records of each
+        // account, the segmenter has not met yet.
+        let (_, _, games) = segmenter.names();
+        let new_games = unmet(page.iter().map(|m| m.game.as_str()), games);
         let game_buckets = writer.game_buckets(&new_games).await?;
-        // The latest records of each account the segmenter has not met yet.
-        let new_accounts: BTreeSet<&str> = page
-            .iter()
-            .map(|m| m.username.as_str())
-            .filter(|u| segmenter.names().0.get(u).is_none())
-            .collect();
-        let new_accounts: Vec<&str> = new_accounts.into_iter().collect();
+        let (accounts, _, _) = segmenter.names();
+        let new_accounts = unmet(page.iter().map(|m| m.username.as_str()), accounts);
         let mut tails = writer.take_tails(&new_accounts).await?;
         for m in &page {
             let known = segmenter.names().0.len();
@@ -198,6 +190,12 @@ async fn extend_segments(store: &Store, bucket_seconds: i64, page: usize) -> Res
         "stored segments extended with new moves"
     );
     Ok(Some(cut))
+}
+
+/// The names of `names` not in `met`, each once, sorted.
+fn unmet<'a>(names: impl Iterator<Item = &'a str>, met: &schema::Names) -> Vec<&'a str> {
+    let unmet: BTreeSet<&str> = names.filter(|n| met.get(n).is_none()).collect();
+    unmet.into_iter().collect()
 }
 
 /// A stored record in the segmenter's ids.
