@@ -20,9 +20,9 @@ pub(super) struct HeldSimilarities {
     /// Each account's number in `partners`.
     numbers: FxHashMap<Box<str>, u32>,
     /// By account number `a`, by partner number `b`: the similarities of
-    /// (a, b) and of (b, a), NaN for a direction the scan does not have.
-    /// Each pair sits at both of its accounts.
-    partners: Vec<FxHashMap<u32, [f64; 2]>>,
+    /// (a, b) and of (b, a), when the scan has that direction. Each pair
+    /// sits at both of its accounts.
+    partners: Vec<FxHashMap<u32, [Option<f64>; 2]>>,
 }
 
 impl HeldSimilarities {
@@ -116,8 +116,7 @@ impl HeldSimilarities {
     fn values(&self) -> Vec<f64> {
         self.partners
             .iter()
-            .flat_map(|p| p.values().map(|[out, _]| *out))
-            .filter(|s| !s.is_nan())
+            .flat_map(|p| p.values().filter_map(|[out, _]| *out))
             .collect()
     }
 
@@ -134,9 +133,8 @@ impl HeldSimilarities {
     /// Holds the similarity of (a, b).
     fn insert(&mut self, a: &str, b: &str, similarity: f64) {
         let (a, b) = (self.number(a), self.number(b));
-        let nan = [f64::NAN; 2];
-        self.partners[a as usize].entry(b).or_insert(nan)[0] = similarity;
-        self.partners[b as usize].entry(a).or_insert(nan)[1] = similarity;
+        self.partners[a as usize].entry(b).or_default()[0] = Some(similarity);
+        self.partners[b as usize].entry(a).or_default()[1] = Some(similarity);
     }
 
     /// The pairs naming a replaced account taken away, the pairs scored
@@ -180,9 +178,8 @@ mod tests {
             .flat_map(|a| {
                 h.partners[a]
                     .iter()
-                    .map(move |(&b, s)| (a, b as usize, s[0]))
+                    .filter_map(move |(&b, s)| Some((a, b as usize, s[0]?)))
             })
-            .filter(|(_, _, s)| !s.is_nan())
             .map(|(a, b, s)| (name[a].to_owned(), name[b].to_owned(), s))
             .collect();
         v.sort_by(|x, y| (&x.0, &x.1).cmp(&(&y.0, &y.1)));
@@ -217,6 +214,12 @@ mod tests {
         let mut values = held.values();
         values.sort_by(f64::total_cmp);
         assert_eq!(values, vec![0.1, 0.2, 0.8, 0.9]);
+    }
+
+    #[test]
+    fn a_similarity_that_is_not_a_number_is_held_too() {
+        let h = held(vec![pair("a", "b", f64::NAN), pair("b", "a", 0.5)]);
+        assert_eq!(h.values().len(), 2, "the chart counts every directed pair");
     }
 
     #[test]
