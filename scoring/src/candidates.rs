@@ -2,7 +2,7 @@
 
 use crate::{day_in_season, days_in_season};
 use rayon::prelude::*;
-use schema::{AccountId, CrowdedAddress, Season, SeasonError, Segments};
+use schema::{AccountId, CrowdedAddress, Names, Season, SeasonError, Segments};
 
 /// The season's participants: accounts with at least one move in a game whose
 /// name matches the season's pattern, within its range. Sorted by id.
@@ -76,37 +76,61 @@ pub fn candidate_ids(
         .collect();
     seen.par_sort_unstable();
     seen.dedup();
-    let groups: Vec<&[(i64, u32, AccountId)]> =
-        seen.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)).collect();
+    let pairs = pairs_in(&seen, crowd_limit, |_, _| true);
+    let crowded = crowds_in(&seen, &segments.ips, crowd_limit);
+    (pairs, crowded)
+}
+
+/// A sighting counted for candidates: (day, IP, account).
+pub(crate) type Sighting = (i64, u32, AccountId);
+
+/// Each pair of accounts seen together on an (IP, day) of `seen` (sorted,
+/// each once) that is no crowd, for which `keep(x, y)`: once each, `(x,
+/// y)` with `x < y`, in id order. The groups are paired on every core.
+pub(crate) fn pairs_in(
+    seen: &[Sighting],
+    crowd_limit: usize,
+    keep: impl Fn(AccountId, AccountId) -> bool + Sync,
+) -> Vec<(AccountId, AccountId)> {
+    let groups: Vec<&[Sighting]> = seen
+        .chunk_by(|a, b| (a.0, a.1) == (b.0, b.1))
+        .filter(|g| g.len() <= crowd_limit)
+        .collect();
+    let keep = &keep;
     // A pair met on several (IP, day)s is found once for each: pairs are
     // made unique by id, cheaply (`candidate_pairs` sorts fewer by names).
     let mut pairs: Vec<u64> = groups
         .par_iter()
-        .filter(|g| g.len() <= crowd_limit)
         .flat_map_iter(|g| {
             // Sorted by account within the group: x < y.
             g.iter().enumerate().flat_map(move |(i, &(_, _, x))| {
                 g[i + 1..]
                     .iter()
+                    .filter(move |&&(_, _, y)| keep(x, y))
                     .map(move |&(_, _, y)| (x as u64) << 32 | y as u64)
             })
         })
         .collect();
     pairs.par_sort_unstable();
     pairs.dedup();
-    let pairs = pairs
+    pairs
         .into_iter()
         .map(|p| ((p >> 32) as AccountId, p as AccountId))
-        .collect();
-    let mut crowded: Vec<CrowdedAddress> = groups
-        .iter()
+        .collect()
+}
+
+/// The crowds among the (IP, day)s of `seen` (sorted, each once): more
+/// than `crowd_limit` accounts, most first.
+pub(crate) fn crowds_in(seen: &[Sighting], ips: &Names, crowd_limit: usize) -> Vec<CrowdedAddress> {
+    let mut crowded: Vec<CrowdedAddress> = seen
+        .chunk_by(|a, b| (a.0, a.1) == (b.0, b.1))
         .filter(|g| g.len() > crowd_limit)
         .map(|g| CrowdedAddress {
             day: g[0].0,
-            ip: segments.ips.name(g[0].1).to_owned(),
+            ip: ips.name(g[0].1).to_owned(),
             accounts: g.len(),
         })
         .collect();
     crowded.sort_by(|a, b| b.accounts.cmp(&a.accounts).then_with(|| a.cmp(b)));
-    (pairs, crowded)
+    crowded
 }

@@ -12,6 +12,7 @@
 //! the previous count, less the previous pairs naming a replaced account,
 //! plus those found now.
 
+use crate::candidates::{crowds_in, pairs_in, Sighting};
 use crate::{account_range, day_in_season};
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
@@ -69,8 +70,8 @@ impl<'a> Counted<'a> {
 
     /// Every counted sighting on the (day, IP)s `keys`, sorted by (day, IP,
     /// account), each once.
-    fn groups(&self, keys: &FxHashSet<(i64, u32)>) -> Vec<(i64, u32, AccountId)> {
-        let mut seen: Vec<(i64, u32, AccountId)> = self
+    fn groups(&self, keys: &FxHashSet<(i64, u32)>) -> Vec<Sighting> {
+        let mut seen: Vec<Sighting> = self
             .segments
             .ip_days
             .par_iter()
@@ -99,16 +100,7 @@ impl<'a> Counted<'a> {
         let ips = &self.segments.ips;
         keys.extend(before.iter().filter_map(|c| Some((c.day, ips.get(&c.ip)?))));
         let seen = self.groups(&keys);
-        let mut crowded: Vec<CrowdedAddress> = seen
-            .chunk_by(|a, b| (a.0, a.1) == (b.0, b.1))
-            .filter(|g| g.len() > crowd_limit)
-            .map(|g| CrowdedAddress {
-                day: g[0].0,
-                ip: ips.name(g[0].1).to_owned(),
-                accounts: g.len(),
-            })
-            .collect();
-        crowded.sort_by(|a, b| b.accounts.cmp(&a.accounts).then_with(|| a.cmp(b)));
+        let crowded = crowds_in(&seen, ips, crowd_limit);
         let replaced = replaced_of(changed.clone(), &crowded);
         // Every (IP, day) a changed account is seen on is among those read:
         // unless a crowd changed, they hold every pair naming one.
@@ -125,32 +117,13 @@ impl<'a> Counted<'a> {
     }
 }
 
-/// The pairs of accounts seen together on an (IP, day) of `seen` (sorted
-/// by day, IP and account) that is no crowd, naming an account `replaced`.
+/// The candidate pairs among `seen` naming an account `replaced`.
 fn pairs_naming(
-    seen: &[(i64, u32, AccountId)],
+    seen: &[Sighting],
     replaced: &[bool],
     crowd_limit: usize,
 ) -> Vec<(AccountId, AccountId)> {
-    let groups: Vec<&[(i64, u32, AccountId)]> = seen
-        .chunk_by(|a, b| (a.0, a.1) == (b.0, b.1))
-        .filter(|g| g.len() <= crowd_limit)
-        .collect();
-    let mut pairs: Vec<u64> = groups
-        .par_iter()
-        .flat_map_iter(|g| {
-            g.iter().enumerate().flat_map(move |(i, &(_, _, x))| {
-                g[i + 1..]
-                    .iter()
-                    .filter(move |&&(_, _, y)| replaced[x as usize] || replaced[y as usize])
-                    .map(move |&(_, _, y)| (x as u64) << 32 | y as u64)
-            })
-        })
-        .collect();
-    pairs.par_sort_unstable();
-    pairs.dedup();
-    pairs
-        .into_iter()
-        .map(|p| ((p >> 32) as AccountId, p as AccountId))
-        .collect()
+    pairs_in(seen, crowd_limit, |x, y| {
+        replaced[x as usize] || replaced[y as usize]
+    })
 }
