@@ -6,8 +6,19 @@ use super::config::Config;
 use super::similarities::HeldSimilarities;
 use crate::pipeline::{self, rethreshold, HeldSegments};
 use anyhow::Result;
-use schema::{ScanParams, Season, Segments};
-use store::{Store, StoredScan};
+use schema::{Mode, ScanParams, Season, Segments};
+use store::{RescanBase, Store, StoredScan};
+
+/// What the daemon holds of a season's latest scan from one tick to the
+/// next.
+#[derive(Default)]
+pub(super) struct HeldScan {
+    /// Every pair's similarity, for the chart.
+    pub similarities: Option<HeldSimilarities>,
+    /// After a rescan, what a rescan of it starts from: the next tick does
+    /// not read it from the store while the scan is still the latest.
+    pub base: Option<RescanBase>,
+}
 
 /// A new scan: the scan, how many directed pairs were scored, and for a
 /// rescan every pair's similarity (a rescan's result holds the flagged
@@ -17,7 +28,8 @@ type NewScan = (StoredScan, usize, Option<Vec<f64>>);
 /// The season's latest scan if it is current (`fresh` false), else a new
 /// scan (`fresh` true), older scans beyond `keep_scans` pruned; and for a
 /// rescan, every pair's similarity for the chart (a rescan's result holds
-/// the flagged pairs only), from `similarities` held since the last tick.
+/// the flagged pairs only), from the similarities `held` since the last
+/// tick.
 pub(super) async fn current_scan(
     config: &Config,
     store: &Store,
@@ -25,9 +37,10 @@ pub(super) async fn current_scan(
     latest: Option<StoredScan>,
     params: &ScanParams,
     generation: i64,
-    (segments, similarities): (&mut TickSegments, &mut Option<HeldSimilarities>),
+    (segments, held): (&mut TickSegments, &mut HeldScan),
 ) -> Result<(StoredScan, bool, Option<Vec<f64>>)> {
     let number = season.number;
+    let similarities = &mut held.similarities;
     let current = latest.filter(|l| {
         pipeline::scan_is_current(l, season, params, config.model.as_deref(), generation)
     });
@@ -49,6 +62,9 @@ pub(super) async fn current_scan(
     if let Some(mut l) = reusable {
         // Every pair of it is at hand: the next rescan's chart starts here.
         HeldSimilarities::hold(similarities, l.id, &l.result.pairs);
+        if params.mode == Mode::Reference && held.base.as_ref().map(|b| b.scan.id) != Some(l.id) {
+            hold_base(store, season, params, l.id, (segments, held)).await?;
+        }
         l.season = season.clone();
         rethreshold(&mut l.result, params.threshold);
         return Ok((l, false, None));
@@ -57,7 +73,7 @@ pub(super) async fn current_scan(
     let (scan, scored, similarities) = match &config.cluster {
         Some(target) => on_cluster(store, season, params, target).await?,
         None => {
-            let held = (segments, similarities);
+            let held = (segments, held);
             in_process(config, store, season, params, generation, held).await?
         }
     };
@@ -78,6 +94,38 @@ pub(super) async fn current_scan(
     Ok((scan, true, similarities))
 }
 
+/// Reads, while the daemon waits for moves, what the next rescan of scan
+/// `id` (the season's latest, current) starts from. When the segments held
+/// give that scan's very digests, the scan is recorded as made from them:
+/// the next rescan then takes again the digests of the accounts read again
+/// since, not of every account.
+async fn hold_base(
+    store: &Store,
+    season: &Season,
+    params: &ScanParams,
+    id: i64,
+    (segments, held): (&mut TickSegments, &mut HeldScan),
+) -> Result<()> {
+    let (bucket_seconds, t) = (params.bucket_seconds, params.threshold);
+    let base = store.rescan_base(season.number, bucket_seconds, params.mode, t);
+    held.base = base.await?.filter(|b| b.scan.id == id);
+    let Some(base) = &held.base else {
+        return Ok(());
+    };
+    let segs = loaded(store, params, segments).await?;
+    let same =
+        tokio::task::block_in_place(|| scoring::rescan::digests(segs, season) == base.digests);
+    tracing::debug!(
+        scan = id,
+        same,
+        "the latest scan's digests compared with the segments held"
+    );
+    if same {
+        segments.held.scanned(id);
+    }
+    Ok(())
+}
+
 /// A new scan in this process (a rescan when the last one allows).
 async fn in_process(
     config: &Config,
@@ -85,9 +133,10 @@ async fn in_process(
     season: &Season,
     params: &ScanParams,
     generation: i64,
-    (segments, held): (&mut TickSegments, &mut Option<HeldSimilarities>),
+    (segments, held_scan): (&mut TickSegments, &mut HeldScan),
 ) -> Result<NewScan> {
     loaded(store, params, segments).await?;
+    let held = &mut held_scan.similarities;
     let (segs, changes) = segments.held.with_changes().expect("brought up to date");
     let model = config.model.as_deref();
     // Every pair of the latest scan, held for the chart: a rescan of it
@@ -96,7 +145,11 @@ async fn in_process(
     let pairs = held
         .as_ref()
         .map(|h| (h.scan(), &naming as scoring::rescan::PairsNaming));
-    let held_now = pipeline::Held { changes, pairs };
+    let held_now = pipeline::Held {
+        changes,
+        pairs,
+        base: held_scan.base.as_ref(),
+    };
     let scanned = pipeline::scan_segments(
         store,
         season,
@@ -110,6 +163,7 @@ async fn in_process(
     // The held copy is what this scan was made from: the next rescan of it
     // takes again only the digests of the accounts read again meanwhile.
     segments.held.scanned(scanned.scan.id);
+    held_scan.base = scanned.next_base;
     let scored = scanned
         .rescan
         .map_or(2 * scanned.scan.result.candidate_pairs, |r| r.pairs);

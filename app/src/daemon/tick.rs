@@ -4,8 +4,7 @@
 use super::alerts;
 use super::config::{Config, Seasons};
 use super::reports::{publish, Published, Written};
-use super::scans::{current_scan, loaded, TickSegments};
-use super::similarities::HeldSimilarities;
+use super::scans::{current_scan, loaded, HeldScan, TickSegments};
 use super::sources::Live;
 use super::Control;
 use crate::pipeline::{self, bucket_seconds, rethreshold, HeldSegments};
@@ -47,9 +46,9 @@ pub struct Memory {
     active: HashMap<String, (i64, Vec<u32>)>,
     /// Each site's segments, held from one scan tick to the next.
     segments: HashMap<String, HeldSegments>,
-    /// Every pair's similarity of each season's last scan, by site and
-    /// season, for the chart.
-    similarities: HashMap<(String, u32), HeldSimilarities>,
+    /// What is held of each season's last scan (every pair's similarity
+    /// for the chart, the next rescan's base), by site and season.
+    latest: HashMap<(String, u32), HeldScan>,
     /// What each season's report was last written from, and its files.
     reports: Written,
 }
@@ -61,7 +60,7 @@ impl Memory {
             flags: HashMap::new(),
             active: HashMap::new(),
             segments: HashMap::new(),
-            similarities: HashMap::new(),
+            latest: HashMap::new(),
             reports: HashMap::new(),
         }
     }
@@ -254,9 +253,9 @@ async fn scan_seasons_with(
             }
         },
     };
-    // A season no longer scanned lets go of the similarities held for it.
+    // A season no longer scanned lets go of what is held of its scan.
     memory
-        .similarities
+        .latest
         .retain(|(site, n), _| site != store.site() || numbers.contains(n));
     for n in numbers {
         if ctx.control.stopping() {
@@ -296,7 +295,7 @@ async fn scan_season(
             Flags::of(&r)
         })
     });
-    let mut held = memory.similarities.remove(&flags_key);
+    let mut held = memory.latest.remove(&flags_key).unwrap_or_default();
     let (scan, fresh, similarities) = current_scan(
         &ctx.config,
         store,
@@ -307,9 +306,7 @@ async fn scan_season(
         (segments, &mut held),
     )
     .await?;
-    if let Some(h) = held {
-        memory.similarities.insert(flags_key.clone(), h);
-    }
+    memory.latest.insert(flags_key.clone(), held);
     ctx.control.pause_between_steps().await;
     let started = std::time::Instant::now();
     let verdicts = store.verdicts().await?;

@@ -35,6 +35,10 @@ pub struct Held<'a> {
     /// its candidate pairs name any of some accounts
     /// (`scoring::rescan::PreviousCandidates::naming`).
     pub pairs: Option<(i64, scoring::rescan::PairsNaming<'a>)>,
+    /// What a rescan of the season's latest scan starts from, as the last
+    /// rescan left it ([`super::Scanned::next_base`]): used instead of
+    /// reading it from the store while that scan is still the latest.
+    pub base: Option<&'a store::RescanBase>,
 }
 
 /// Which accounts of a held copy were read again since a scan was made

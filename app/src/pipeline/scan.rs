@@ -23,6 +23,10 @@ pub struct Scanned {
     pub scan: StoredScan,
     /// `None` when the scan scored every pair.
     pub rescan: Option<Rescanned>,
+    /// After a rescan, what a rescan of this scan starts from, as
+    /// [`Store::rescan_base`] would read it: a caller that holds it until
+    /// the next scan spares that read ([`Held::base`]).
+    pub next_base: Option<RescanBase>,
 }
 
 /// What a rescan scored again.
@@ -86,14 +90,7 @@ pub async fn scan_segments(
     generation: i64,
 ) -> Result<Scanned> {
     if params.mode == Mode::Reference {
-        let base = store
-            .rescan_base(
-                season.number,
-                params.bucket_seconds,
-                params.mode,
-                params.threshold,
-            )
-            .await?;
+        let base = rescan_base(store, season, params, held.and_then(|h| h.base)).await?;
         if let Some(base) = base.filter(|b| rescannable(b, season, params)) {
             let changed = held.and_then(|h| h.changes.since(base.scan.id, segments));
             let candidates = held
@@ -104,17 +101,53 @@ pub async fn scan_segments(
                     naming,
                 });
             let held = (segments, changed.as_deref(), candidates);
-            let (scan, figures) = rescan(store, season, params, held, generation, base).await?;
+            let (scan, figures, next_base) =
+                rescan(store, season, params, held, generation, base).await?;
             return Ok(Scanned {
                 scan,
                 rescan: Some(figures),
+                next_base: Some(next_base),
             });
         }
     }
     Ok(Scanned {
         scan: whole(store, season, params, model, segments, generation).await?,
         rescan: None,
+        next_base: None,
     })
+}
+
+/// The base of a rescan of the season's latest scan with this bucket size
+/// and mode: `held` when it is that scan's at this threshold (its flagged
+/// pairs were found at the same one), else read from the store.
+async fn rescan_base(
+    store: &Store,
+    season: &Season,
+    params: &ScanParams,
+    held: Option<&RescanBase>,
+) -> Result<Option<RescanBase>> {
+    let (bucket_seconds, mode) = (params.bucket_seconds, params.mode);
+    if let Some(held) = held.filter(|b| b.scan.result.params.threshold == params.threshold) {
+        let latest = store
+            .latest_scan_id(season.number, bucket_seconds, mode)
+            .await?;
+        if latest == Some(held.scan.id) {
+            tracing::debug!(
+                scan = held.scan.id,
+                "a rescan of the scan held, from its base held"
+            );
+            return Ok(Some(held.clone()));
+        }
+    }
+    let started = std::time::Instant::now();
+    let base = store
+        .rescan_base(season.number, bucket_seconds, mode, params.threshold)
+        .await?;
+    tracing::debug!(
+        ms = started.elapsed().as_millis() as u64,
+        "the latest scan read as a rescan's base"
+    );
+    Ok(base)
 }
 
 /// Whether a scan can be the base of a rescan: the same season definition
@@ -213,7 +246,8 @@ async fn whole(
 
 /// A rescan of `base`: `changed`, by account id of `segments`, the accounts
 /// that may have changed since it was made (`None`: any); `candidates`,
-/// what the caller holds of its candidate pairs.
+/// what the caller holds of its candidate pairs. With the scan, what a
+/// rescan of it starts from.
 async fn rescan(
     store: &Store,
     season: &Season,
@@ -221,7 +255,7 @@ async fn rescan(
     (segments, changed, candidates): (&Segments, Option<&[bool]>, Option<PreviousCandidates<'_>>),
     generation: i64,
     base: RescanBase,
-) -> Result<(StoredScan, Rescanned)> {
+) -> Result<(StoredScan, Rescanned, RescanBase)> {
     let started = std::time::Instant::now();
     let bar = crate::progress::step(format!("scoring season {} again", season.number));
     if let Some(changed) = changed {
@@ -239,10 +273,9 @@ async fn rescan(
         changed,
         candidates,
     };
-    let kept: Vec<(String, String)> = base
-        .scan
-        .result
-        .flagged()
+    // Flagged at this threshold, whatever the base's own was.
+    let kept: Vec<(String, String)> = (base.scan.result.pairs.iter())
+        .filter(|p| p.similarity >= params.threshold)
         .map(|p| (p.account_a.clone(), p.account_b.clone()))
         .collect();
     let (again, view) = tokio::task::block_in_place(|| {
@@ -270,9 +303,9 @@ async fn rescan(
         let scan = StoredScan {
             result: view,
             season: season.clone(),
-            ..base.scan
+            ..base.scan.clone()
         };
-        return Ok((scan, figures));
+        return Ok((scan, figures, base));
     }
     let lineage = Lineage {
         digests: again.digests,
@@ -323,7 +356,15 @@ async fn rescan(
         model_version: None,
         result: view,
     };
-    Ok((scan, figures))
+    // The chain of the new scan is the base's and itself.
+    let next_base = RescanBase {
+        scan: scan.clone(),
+        digests: lineage.digests,
+        depth: base.depth + 1,
+        changed_pairs: base.changed_pairs + stored.pairs.len() as u64,
+        root_pairs: base.root_pairs,
+    };
+    Ok((scan, figures, next_base))
 }
 
 /// The latest scan of a season if it is current (same moves, same season

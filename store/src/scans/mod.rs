@@ -148,6 +148,20 @@ impl Store {
             .await
     }
 
+    /// The id of the most recent scan of a season with this bucket size and
+    /// mode (what [`Store::latest_scan_like`] reads), reading nothing else.
+    pub async fn latest_scan_id(
+        &self,
+        season: u32,
+        bucket_seconds: i64,
+        mode: Mode,
+    ) -> Result<Option<i64>> {
+        let header = self
+            .latest_scan_header(season, Some((bucket_seconds, mode)))
+            .await?;
+        Ok(header.map(|h| h.id))
+    }
+
     /// The most recent scan of a season with only its pairs at or above
     /// `min_similarity`: what is flagged at any threshold from there up,
     /// without reading every pair (a season of 10M moves has 757,756).

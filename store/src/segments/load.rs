@@ -98,6 +98,7 @@ impl Store {
         let game_days = std::mem::take(&mut segs.game_days);
         let names: Vec<&str> = changed.iter().map(String::as_str).collect();
         self.read_chunks(head.id, Some(&names), segs).await?;
+        let chunks = started.elapsed();
         self.read_account_days(head.id, Some(&names), segs).await?;
         sort_days(segs);
         let read = started.elapsed();
@@ -113,7 +114,8 @@ impl Store {
         tracing::debug!(
             accounts = changed.len(),
             list_ms = listed.as_millis() as u64,
-            read_ms = (read - listed).as_millis() as u64,
+            chunks_ms = (chunks - listed).as_millis() as u64,
+            days_ms = (read - chunks).as_millis() as u64,
             merge_ms = (started.elapsed() - read).as_millis() as u64,
             "segmentation brought up to date"
         );

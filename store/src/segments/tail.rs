@@ -160,7 +160,9 @@ impl SegmentationWriter<'_> {
     /// before the account's first new move. Each account's latest chunk is
     /// read, and deleted, for a few hundred accounts a statement; an
     /// account whose latest chunk holds fewer than two records is taken on
-    /// its own.
+    /// its own. (A cut saves each account's latest records in one chunk,
+    /// so that is an account with one record, unless the chunks were split
+    /// otherwise; no test builds such a split.)
     ///
     /// # Panics
     /// If the writer does not extend a segmentation.

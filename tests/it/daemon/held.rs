@@ -91,4 +91,94 @@ fn a_daemon_holding_its_segments_reports_as_one_scan() {
         log.contains("digests taken again of the accounts changed since the base scan"),
         "{log}"
     );
+    // The rescan after a rescan starts from the base the daemon held.
+    assert!(
+        log.contains("a rescan of the scan held, from its base held"),
+        "{log}"
+    );
+}
+
+/// Two rescans in a row, each of a few accounts' moves: the second starts
+/// from the base the daemon held after the first, and the flagged pairs of
+/// the accounts neither touched stay in its report.
+#[test]
+fn a_rescan_of_a_rescan_keeps_the_pairs_it_did_not_touch() {
+    let store = TestDb::new(Backend::Sqlite);
+    let dir = store.dir.path();
+    let logs = dir.join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let lines = sample();
+    let n = lines.len();
+    let parts = [&lines[..n - 12], &lines[n - 12..n - 6], &lines[n - 6..]];
+    drop_file(&logs, "a.jsonl", parts[0]);
+    let (mut child, log) = scanning_daemon(&store, &logs, "info,sqlx=error,detect_app=debug");
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            drop_file(&logs, &format!("{i}.jsonl"), part);
+        }
+        wait_for_ticks(&mut child, &log, i + 1);
+        assert_report_matches(&store, &dir.join("reports"), &lines[..n - 12 + 6 * i]);
+    }
+    child.kill().ok();
+    child.wait().ok();
+    let log = std::fs::read_to_string(&log).unwrap();
+    let rescans = log.matches("rescan stored").count();
+    assert_eq!(rescans, 2, "{log}");
+    assert!(
+        log.contains("a rescan of the scan held, from its base held"),
+        "{log}"
+    );
+}
+
+/// A daemon started on a store whose latest scan is current holds that
+/// scan's base while it waits; it checks that the segments it holds give
+/// the scan's digests, and its first rescan then takes again the digests of
+/// the accounts that moved only, and reports as one scan.
+#[test]
+fn a_restarted_daemon_rescans_from_the_scan_it_found() {
+    let store = TestDb::new(Backend::Sqlite);
+    let dir = store.dir.path();
+    let logs = dir.join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    let lines = sample();
+    let n = lines.len();
+    drop_file(&logs, "a.jsonl", &lines[..n - 12]);
+    let (mut child, log) = scanning_daemon(&store, &logs, "info,sqlx=error");
+    wait_for_ticks(&mut child, &log, 1);
+    child.kill().ok();
+    child.wait().ok();
+    let (mut child, log) = scanning_daemon(&store, &logs, "info,sqlx=error,detect_app=debug");
+    let started = Instant::now();
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("tick finished")
+    {
+        assert!(started.elapsed() < Duration::from_secs(60), "no tick");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    drop_file(&logs, "b.jsonl", &lines[n - 12..]);
+    wait_for_ticks(&mut child, &log, 1);
+    assert_report_matches(&store, &dir.join("reports"), &lines);
+    child.kill().ok();
+    child.wait().ok();
+    let log = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        log.contains("the latest scan's digests compared with the segments held scan=1 same=true"),
+        "{log}"
+    );
+    assert!(
+        log.contains("a rescan of the scan held, from its base held"),
+        "{log}"
+    );
+    // The accounts who moved in the last lines, not all forty.
+    let moved: std::collections::BTreeSet<&str> = lines[n - 12..]
+        .iter()
+        .filter_map(|l| l.split("\"username\": \"").nth(1)?.split('"').next())
+        .collect();
+    assert!(moved.len() < 12, "{moved:?}");
+    let taken = format!(
+        "digests taken again of the accounts changed since the base scan accounts={}",
+        moved.len()
+    );
+    assert!(log.contains(&taken), "{log}");
 }
