@@ -273,14 +273,12 @@ async fn rescan(
         changed,
         candidates,
     };
-    // Flagged at this threshold, whatever the base's own was.
-    let kept: Vec<(String, String)> = (base.scan.result.pairs.iter())
-        .filter(|p| p.similarity >= params.threshold)
-        .map(|p| (p.account_a.clone(), p.account_b.clone()))
-        .collect();
     let (again, view) = tokio::task::block_in_place(|| {
         let again = scoring::rescan::rescan(segments, season, params, &previous)?;
-        let view = scoring::rescan::flagged_result(segments, season, &again, &kept);
+        // The base's pairs hold every one flagged at this threshold (read at
+        // or above it, or held: both directions of those flagged either way).
+        let view =
+            scoring::rescan::flagged_result(segments, season, &again, &base.scan.result.pairs);
         anyhow::Ok((again, view))
     })?;
     let scored = started.elapsed();

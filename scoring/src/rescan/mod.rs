@@ -24,7 +24,9 @@ use crate::{
 };
 use rustc_hash::{FxHashMap, FxHashSet};
 use schema::rescan::AccountDigests;
-use schema::{AccountId, CrowdedAddress, Mode, ScanParams, ScanResult, Season, Segments};
+use schema::{
+    AccountId, CrowdedAddress, Mode, PairScore, ScanParams, ScanResult, Season, Segments,
+};
 
 /// What the previous scan of the season, with the same parameters, left.
 pub struct Previous<'a> {
@@ -175,31 +177,47 @@ fn replaced_names(
 }
 
 /// The scan a moderator sees after a rescan: both directions of every pair
-/// flagged in either direction, and the cliques. `kept_flagged`: the
-/// directed pairs the previous scan flagged at this threshold (those naming
-/// a replaced account are left out). A kept pair is scored again from the
-/// segments, which gives the previous scan's very score, so that both of
-/// its directions are at hand without reading the store.
+/// flagged in either direction, and the cliques. `previous`: the previous
+/// scan's pairs at hand, at least every directed pair it flagged at this
+/// threshold; those naming a replaced account are left out. A kept pair
+/// whose two directions are both at hand is copied; else it is scored again
+/// from the segments, which gives the previous scan's very score, so that
+/// both of its directions are at hand without reading the store.
 pub fn flagged_result(
     segments: &Segments,
     season: &Season,
     rescan: &Rescan,
-    kept_flagged: &[(String, String)],
+    previous: &[PairScore],
 ) -> ScanResult {
     let t = rescan.result.params.threshold;
     let replaced: FxHashSet<&str> = rescan.replaced.iter().map(String::as_str).collect();
-    let mut kept: Vec<(AccountId, AccountId)> = kept_flagged
-        .iter()
-        .filter(|(a, b)| !replaced.contains(a.as_str()) && !replaced.contains(b.as_str()))
-        .filter_map(|(a, b)| {
-            let (x, y) = (segments.accounts.get(a)?, segments.accounts.get(b)?);
-            Some(if a < b { (x, y) } else { (y, x) })
-        })
-        .collect();
+    // The previous pairs at hand naming no replaced account, by unordered
+    // names: each direction, when at hand.
+    let mut at_hand: FxHashMap<(&str, &str), [Option<&PairScore>; 2]> = FxHashMap::default();
+    for p in previous {
+        let (a, b) = (p.account_a.as_str(), p.account_b.as_str());
+        if replaced.contains(a) || replaced.contains(b) {
+            continue;
+        }
+        at_hand.entry(unordered(a, b)).or_default()[usize::from(a > b)] = Some(p);
+    }
+    let mut pairs = Vec::new();
+    let mut kept: Vec<(AccountId, AccountId)> = Vec::new();
+    for ((a, b), both) in at_hand {
+        if !both.iter().flatten().any(|p| p.similarity >= t) {
+            continue;
+        }
+        let (Some(x), Some(y)) = (segments.accounts.get(a), segments.accounts.get(b)) else {
+            continue;
+        };
+        match both {
+            [Some(ab), Some(ba)] => pairs.extend([ab.clone(), ba.clone()]),
+            _ => kept.push((x, y)),
+        }
+    }
     kept.sort_unstable();
-    kept.dedup();
     let rows = season_rows(segments, season, Some(&kept));
-    let mut pairs = both_directions(segments, season, &rows, &kept);
+    pairs.extend(both_directions(segments, season, &rows, &kept));
     // Of the pairs scored again, those flagged in either direction.
     let mut best: FxHashMap<(&str, &str), f64> = FxHashMap::default();
     for p in &rescan.result.pairs {

@@ -30,10 +30,6 @@ fn sorted(mut moves: Vec<Move>) -> Vec<Move> {
     moves
 }
 
-fn key(p: &PairScore) -> (String, String) {
-    (p.account_a.clone(), p.account_b.clone())
-}
-
 /// The previous scan's pairs kept plus those scored again, in report order.
 fn composed(before: &ScanResult, again: &[PairScore], replaced: &[String]) -> Vec<PairScore> {
     let named = |p: &PairScore| replaced.contains(&p.account_a) || replaced.contains(&p.account_b);
@@ -77,8 +73,12 @@ fn check(old: Vec<Move>, new: Vec<Move>, crowd_limit: usize, threshold: f64, ext
         all, whole.pairs,
         "kept and scored again equal the whole scan"
     );
-    let flagged: Vec<(String, String)> = before.flagged().map(key).collect();
+    // The previous pairs at hand: every one (the kept copied), or only the
+    // flagged directions (the kept scored again).
+    let flagged: Vec<PairScore> = before.flagged().cloned().collect();
+    let copied = flagged_result(&segs, &season, &again, &before.pairs);
     let view = flagged_result(&segs, &season, &again, &flagged);
+    assert_eq!(copied, view);
     let shown = |r: &ScanResult| -> Vec<(String, String, Option<f64>, Option<f64>)> {
         both_ways(r, false)
             .iter()
