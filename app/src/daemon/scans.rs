@@ -95,7 +95,8 @@ pub(super) async fn current_scan(
 }
 
 /// Reads, while the daemon waits for moves, what the next rescan of scan
-/// `id` (the season's latest, current) starts from. When the segments held
+/// `id` (the season's latest, current) starts from, its flagged pairs both
+/// ways. When the segments held
 /// give that scan's very digests, the scan is recorded as made from them:
 /// the next rescan then takes again the digests of the accounts read again
 /// since, not of every account.
@@ -109,9 +110,12 @@ async fn hold_base(
     let (bucket_seconds, t) = (params.bucket_seconds, params.threshold);
     let base = store.rescan_base(season.number, bucket_seconds, params.mode, t);
     held.base = base.await?.filter(|b| b.scan.id == id);
-    let Some(base) = &held.base else {
+    let Some(base) = &mut held.base else {
         return Ok(());
     };
+    // Both directions of each flagged pair, as a rescan leaves its base:
+    // the next rescan copies the pairs it keeps instead of scoring them.
+    store.complete_directions(&mut base.scan).await?;
     let segs = loaded(store, params, segments).await?;
     let same =
         tokio::task::block_in_place(|| scoring::rescan::digests(segs, season) == base.digests);
