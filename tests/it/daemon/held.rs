@@ -4,7 +4,7 @@
 
 use super::support::*;
 use crate::common::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::time::{Duration, Instant};
 
@@ -39,12 +39,25 @@ fn drop_file(logs: &Path, name: &str, lines: &[String]) {
     std::fs::rename(hidden, logs.join(name)).unwrap();
 }
 
+/// A SQLite test store and an empty folder of logs beside it.
+fn store_and_logs() -> (TestDb, PathBuf) {
+    let store = TestDb::new(Backend::Sqlite);
+    let logs = store.dir.path().join("logs");
+    std::fs::create_dir(&logs).unwrap();
+    (store, logs)
+}
+
+/// Stops a daemon and returns its log.
+fn stopped(mut child: Child, log: &Path) -> String {
+    child.kill().ok();
+    child.wait().ok();
+    std::fs::read_to_string(log).unwrap()
+}
+
 #[test]
 fn a_daemon_holding_its_segments_reports_as_one_scan() {
-    let store = TestDb::new(Backend::Sqlite);
+    let (store, logs) = store_and_logs();
     let dir = store.dir.path();
-    let logs = dir.join("logs");
-    std::fs::create_dir(&logs).unwrap();
     let lines = sample();
     let parts = [&lines[..2000], &lines[2000..3000], &lines[3000..]];
     drop_file(&logs, "a.jsonl", parts[0]);
@@ -71,9 +84,7 @@ fn a_daemon_holding_its_segments_reports_as_one_scan() {
             "the daemon's chart after part {i}"
         );
     }
-    child.kill().ok();
-    child.wait().ok();
-    let log = std::fs::read_to_string(&log).unwrap();
+    let log = stopped(child, &log);
     // Brought up to date, not loaded again: some accounts read, not none;
     // and the chart's similarities from the copy held after a rescan.
     assert!(
@@ -103,10 +114,8 @@ fn a_daemon_holding_its_segments_reports_as_one_scan() {
 /// the accounts neither touched stay in its report.
 #[test]
 fn a_rescan_of_a_rescan_keeps_the_pairs_it_did_not_touch() {
-    let store = TestDb::new(Backend::Sqlite);
+    let (store, logs) = store_and_logs();
     let dir = store.dir.path();
-    let logs = dir.join("logs");
-    std::fs::create_dir(&logs).unwrap();
     let lines = sample();
     let n = lines.len();
     let parts = [&lines[..n - 12], &lines[n - 12..n - 6], &lines[n - 6..]];
@@ -119,9 +128,7 @@ fn a_rescan_of_a_rescan_keeps_the_pairs_it_did_not_touch() {
         wait_for_ticks(&mut child, &log, i + 1);
         assert_report_matches(&store, &dir.join("reports"), &lines[..n - 12 + 6 * i]);
     }
-    child.kill().ok();
-    child.wait().ok();
-    let log = std::fs::read_to_string(&log).unwrap();
+    let log = stopped(child, &log);
     let rescans = log.matches("rescan stored").count();
     assert_eq!(rescans, 2, "{log}");
     assert!(
@@ -136,17 +143,14 @@ fn a_rescan_of_a_rescan_keeps_the_pairs_it_did_not_touch() {
 /// the accounts that moved only, and reports as one scan.
 #[test]
 fn a_restarted_daemon_rescans_from_the_scan_it_found() {
-    let store = TestDb::new(Backend::Sqlite);
+    let (store, logs) = store_and_logs();
     let dir = store.dir.path();
-    let logs = dir.join("logs");
-    std::fs::create_dir(&logs).unwrap();
     let lines = sample();
     let n = lines.len();
     drop_file(&logs, "a.jsonl", &lines[..n - 12]);
     let (mut child, log) = scanning_daemon(&store, &logs, "info,sqlx=error");
     wait_for_ticks(&mut child, &log, 1);
-    child.kill().ok();
-    child.wait().ok();
+    stopped(child, &log);
     let (mut child, log) = scanning_daemon(&store, &logs, "info,sqlx=error,detect_app=debug");
     let started = Instant::now();
     while !std::fs::read_to_string(&log)
@@ -159,9 +163,7 @@ fn a_restarted_daemon_rescans_from_the_scan_it_found() {
     drop_file(&logs, "b.jsonl", &lines[n - 12..]);
     wait_for_ticks(&mut child, &log, 1);
     assert_report_matches(&store, &dir.join("reports"), &lines);
-    child.kill().ok();
-    child.wait().ok();
-    let log = std::fs::read_to_string(&log).unwrap();
+    let log = stopped(child, &log);
     assert!(
         log.contains("the latest scan's digests compared with the segments held scan=1 same=true"),
         "{log}"
