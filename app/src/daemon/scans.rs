@@ -96,10 +96,9 @@ pub(super) async fn current_scan(
 
 /// Reads, while the daemon waits for moves, what the next rescan of scan
 /// `id` (the season's latest, current) starts from, its flagged pairs both
-/// ways. When the segments held
-/// give that scan's very digests, the scan is recorded as made from them:
-/// the next rescan then takes again the digests of the accounts read again
-/// since, not of every account.
+/// ways. When the segments held give that scan's very digests, the scan is
+/// recorded as made from them: the next rescan then takes again the
+/// digests of the accounts read again since, not of every account.
 async fn hold_base(
     store: &Store,
     season: &Season,
