@@ -134,8 +134,9 @@ pub async fn cut_segments_in_pages(
 }
 
 /// Extends the stored segmentation with the moves stored since it was cut:
-/// each account who moved again is cut on from their latest two records, each
-/// game from its latest bucket (both read for a page of moves at once). `None` when only a whole cut will do
+/// each account who moved again is cut on from their latest two records,
+/// each game from its latest bucket (both read for a page of moves at
+/// once). `None` when only a whole cut will do
 /// ([`Store::extend_segmentation`] says when).
 async fn extend_segments(store: &Store, bucket_seconds: i64, page: usize) -> Result<Option<Cut>> {
     let started = std::time::Instant::now();
