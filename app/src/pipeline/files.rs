@@ -159,13 +159,19 @@ fn read_segments(
                 times.push_ids(m.account, m.timestamp, m.ip);
             }
         }
-        for m in chunk {
-            in_order &= m.timestamp >= latest;
-            latest = latest.max(m.timestamp);
-            if in_order || reference_order {
-                seg.push_ids(m.account, m.game, m.timestamp, m.ip);
-            }
+        // The moves up to the first one out of time order (all of them in
+        // reference order): after it, the log is read again and sorted.
+        let mut pushed = 0;
+        while in_order && pushed < chunk.len() {
+            in_order = chunk[pushed].timestamp >= latest;
+            latest = latest.max(chunk[pushed].timestamp);
+            pushed += usize::from(in_order);
         }
+        seg.push_all(if reference_order {
+            chunk
+        } else {
+            &chunk[..pushed]
+        });
         if let (Some(s), true) = (settle.as_mut(), in_order) {
             s.moved(chunk.len(), &mut seg, &tables.accounts);
         }

@@ -4,5 +4,6 @@
 mod common;
 
 mod fuzz;
+mod push_all;
 mod resume;
 mod settled;
