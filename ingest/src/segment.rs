@@ -158,6 +158,22 @@ impl Segmenter {
         }
     }
 
+    /// Takes moves in processing order, as [`Segmenter::push_move`] one by
+    /// one does: their names interned first, then pushed by
+    /// [`Segmenter::push_all`].
+    pub fn push_moves(&mut self, moves: &[Move]) {
+        let ids: Vec<IdMove> = moves
+            .iter()
+            .map(|m| IdMove {
+                timestamp: m.timestamp,
+                account: self.account_id(&m.username),
+                game: self.game_id(&m.game),
+                ip: self.ip_id(&m.ip),
+            })
+            .collect();
+        self.push_all(&ids);
+    }
+
     /// Takes moves by ids in processing order, as [`Segmenter::push_ids`]
     /// one by one does. The memory each move touches (its game's latest
     /// bucket, its account's list and that list's latest record) is asked

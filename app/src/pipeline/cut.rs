@@ -108,11 +108,7 @@ pub async fn cut_segments_in_pages(
         }
         // The database reads the next page while this one is cut: `biased`
         // polls the read first, which sends it to the database's thread.
-        let cut = async {
-            for m in &page {
-                segmenter.push_move(m);
-            }
-        };
+        let cut = async { segmenter.push_moves(&page) };
         let (ahead, ()) = tokio::join!(biased; writer.read_ahead(limit), cut);
         ahead?;
         if stream {

@@ -1,6 +1,7 @@
-//! Moves pushed a chunk at a time (`Segmenter::push_all`, which asks for
-//! the memory of moves ahead) cut exactly as moves pushed one by one, in
-//! time order and in reference order on unsorted input alike.
+//! Moves pushed a chunk at a time (`Segmenter::push_all` by ids, which
+//! asks for the memory of moves ahead, and `Segmenter::push_moves` by
+//! names) cut exactly as moves pushed one by one, in time order and in
+//! reference order on unsorted input alike.
 
 use detect_ingest::{segment_moves, IdMove, Segmenter};
 use proptest::prelude::*;
@@ -11,6 +12,14 @@ use crate::common::{moves, B};
 /// Time-sorted moves, or the same moves in any order.
 fn any_order() -> impl Strategy<Value = Vec<Move>> {
     moves().prop_flat_map(|m| prop_oneof![Just(m.clone()), Just(m).prop_shuffle()])
+}
+
+/// `cuts` that fall inside `len` moves, sorted, and `len` last.
+fn ends(cuts: Vec<usize>, len: usize) -> Vec<usize> {
+    let mut cuts: Vec<usize> = cuts.into_iter().filter(|&c| c < len).collect();
+    cuts.sort_unstable();
+    cuts.push(len);
+    cuts
 }
 
 proptest! {
@@ -30,10 +39,8 @@ proptest! {
                 ip: segmenter.ip_id(&m.ip),
             })
             .collect();
-        let mut cuts: Vec<usize> = cuts.into_iter().filter(|&c| c < ids.len()).collect();
-        cuts.sort_unstable();
         let mut from = 0;
-        for to in cuts.into_iter().chain([ids.len()]) {
+        for to in ends(cuts, ids.len()) {
             segmenter.push_all(&ids[from..to]);
             from = to;
         }
@@ -41,5 +48,26 @@ proptest! {
         prop_assert_eq!(&chunked.by_account, &whole.by_account);
         prop_assert_eq!(&chunked.ip_days, &whole.ip_days);
         prop_assert_eq!(&chunked.game_days, &whole.game_days);
+    }
+
+    #[test]
+    fn chunks_by_names_cut_as_moves_one_by_one(
+        moves in any_order(),
+        cuts in prop::collection::vec(0..120usize, 0..6),
+    ) {
+        let whole = segment_moves(&moves, B);
+        let mut segmenter = Segmenter::new(B);
+        let mut from = 0;
+        for to in ends(cuts, moves.len()) {
+            segmenter.push_moves(&moves[from..to]);
+            from = to;
+        }
+        let chunked = segmenter.finish();
+        prop_assert_eq!(&chunked.by_account, &whole.by_account);
+        prop_assert_eq!(&chunked.ip_days, &whole.ip_days);
+        prop_assert_eq!(&chunked.game_days, &whole.game_days);
+        prop_assert_eq!(chunked.accounts.as_slice(), whole.accounts.as_slice());
+        prop_assert_eq!(chunked.games.as_slice(), whole.games.as_slice());
+        prop_assert_eq!(chunked.ips.as_slice(), whole.ips.as_slice());
     }
 }
