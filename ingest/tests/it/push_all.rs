@@ -1,9 +1,9 @@
-//! Moves pushed a chunk at a time (`Segmenter::push_all` by ids, which
-//! asks for the memory of moves ahead, and `Segmenter::push_moves` by
-//! names) cut exactly as moves pushed one by one, in time order and in
-//! reference order on unsorted input alike.
+//! Moves pushed a chunk at a time (`Segmenter::push_moves`: the chunk's
+//! names interned, then its ids pushed by `Segmenter::push_all`, which
+//! asks for the memory of moves ahead) cut exactly as moves pushed one by
+//! one, in time order and in reference order on unsorted input alike.
 
-use detect_ingest::{segment_moves, IdMove, Segmenter};
+use detect_ingest::{segment_moves, Segmenter};
 use proptest::prelude::*;
 use schema::Move;
 
@@ -25,33 +25,6 @@ fn ends(cuts: Vec<usize>, len: usize) -> Vec<usize> {
 proptest! {
     #[test]
     fn chunks_cut_as_moves_one_by_one(
-        moves in any_order(),
-        cuts in prop::collection::vec(0..120usize, 0..6),
-    ) {
-        let whole = segment_moves(&moves, B);
-        let mut segmenter = Segmenter::new(B);
-        let ids: Vec<IdMove> = moves
-            .iter()
-            .map(|m| IdMove {
-                timestamp: m.timestamp,
-                account: segmenter.account_id(&m.username),
-                game: segmenter.game_id(&m.game),
-                ip: segmenter.ip_id(&m.ip),
-            })
-            .collect();
-        let mut from = 0;
-        for to in ends(cuts, ids.len()) {
-            segmenter.push_all(&ids[from..to]);
-            from = to;
-        }
-        let chunked = segmenter.finish();
-        prop_assert_eq!(&chunked.by_account, &whole.by_account);
-        prop_assert_eq!(&chunked.ip_days, &whole.ip_days);
-        prop_assert_eq!(&chunked.game_days, &whole.game_days);
-    }
-
-    #[test]
-    fn chunks_by_names_cut_as_moves_one_by_one(
         moves in any_order(),
         cuts in prop::collection::vec(0..120usize, 0..6),
     ) {
