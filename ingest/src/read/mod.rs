@@ -17,6 +17,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 
 mod csv;
+mod flat;
 mod ids;
 mod text;
 use csv::{csv_line, read_header, CsvState};
@@ -218,7 +219,7 @@ pub fn warn_if_fifo(path: &str, name: &str) {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, Default, PartialEq)]
 struct JsonMove<'a> {
     #[serde(borrow, default)]
     username: Option<Text<'a>>,
@@ -235,6 +236,7 @@ struct JsonMove<'a> {
 /// A time field: epoch seconds (integer or with a fraction) or text. Read
 /// by a visitor that takes whatever JSON type is there, so that a good line
 /// builds no error on the way.
+#[derive(Debug, PartialEq)]
 enum JsonTime<'a> {
     Epoch(i64),
     /// Epoch seconds with a fraction, floored to the second.
@@ -322,7 +324,9 @@ fn json_line<'t>(text: &'t str, limits: &Limits) -> Result<LineRef<'t>, String> 
     if !text.starts_with('{') {
         return Err("bad JSON: a line must be one JSON object, {...}".to_owned());
     }
-    let rec: JsonMove = serde_json::from_str(text).map_err(|e| {
+    // The common flat line without serde; anything else through serde_json.
+    let parsed = flat::flat_move(text).map_or_else(|| serde_json::from_str(text), Ok);
+    let rec: JsonMove = parsed.map_err(|e| {
         if e.to_string().contains(TIME_EXPECTED) {
             format!(
                 "bad time at column {}: it must be text or epoch seconds",

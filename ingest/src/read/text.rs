@@ -13,6 +13,7 @@ use std::fmt;
 use std::marker::PhantomData;
 
 /// A string field: borrowed from the line, or owned when it held escapes.
+#[derive(Debug, PartialEq)]
 pub(super) struct Text<'a>(pub(super) Cow<'a, str>);
 
 impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
