@@ -291,23 +291,34 @@ impl<T: Ord + Send> Pending<T> {
     fn push(&mut self, item: T) {
         self.items.push(item);
         if self.items.len() >= Self::FIRST_TIDY.max(2 * self.tidied) {
-            self.items = (self.tidy)(std::mem::take(&mut self.items));
-            self.tidied = self.items.len();
+            self.items[self.tidied..].sort_unstable();
+            self.tidy();
         }
     }
 
-    /// The records tidied, sorted on every core first.
-    fn finish(self) -> Vec<T> {
+    /// Tidies the records, whose part after the tidied ones is sorted too:
+    /// `tidy`'s stable sort then meets two sorted runs and merges them
+    /// (one pass), instead of sorting the whole anew each time.
+    fn tidy(&mut self) {
+        self.items = (self.tidy)(std::mem::take(&mut self.items));
+        self.tidied = self.items.len();
+    }
+
+    /// The records tidied, those since the last tidy sorted on every core
+    /// first.
+    fn finish(mut self) -> Vec<T> {
         use rayon::slice::ParallelSliceMut;
-        let mut items = self.items;
-        items.par_sort_unstable();
-        (self.tidy)(items)
+        self.items[self.tidied..].par_sort_unstable();
+        self.tidy();
+        self.items
     }
 }
 
-/// Sightings sorted, each once.
+/// Sightings sorted, each once. The sort is stable so that sorted runs
+/// (those [`Pending`] hands over) are merged, not sorted again; equal
+/// sightings are the same value, so the order is the same as any sort's.
 fn dedup_sightings(mut ip_days: Vec<IpDay>) -> Vec<IpDay> {
-    ip_days.sort_unstable();
+    ip_days.sort();
     ip_days.dedup();
     ip_days
 }

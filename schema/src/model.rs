@@ -65,22 +65,20 @@ pub struct GameDays {
 impl GameDays {
     /// Merges runs of the same account and game that touch or overlap: the
     /// result is sorted and holds each (account, game, day) in one run.
+    /// The sort is stable, so runs already sorted in parts (the segmenter
+    /// hands them so) are merged in one pass rather than sorted again, and
+    /// the runs are joined in place.
     pub fn merge(mut runs: Vec<GameDays>) -> Vec<GameDays> {
-        runs.sort_unstable();
-        let mut out: Vec<GameDays> = Vec::with_capacity(runs.len());
-        for r in runs {
-            match out.last_mut() {
-                Some(l)
-                    if l.account == r.account
-                        && l.game == r.game
-                        && r.first_day <= l.last_day + 1 =>
-                {
-                    l.last_day = l.last_day.max(r.last_day);
-                }
-                _ => out.push(r),
+        runs.sort();
+        // `dedup_by` hands each run with the last one kept before it.
+        runs.dedup_by(|r, l| {
+            let joins = l.account == r.account && l.game == r.game && r.first_day <= l.last_day + 1;
+            if joins {
+                l.last_day = l.last_day.max(r.last_day);
             }
-        }
-        out
+            joins
+        });
+        runs
     }
 }
 

@@ -142,3 +142,29 @@ fn sort_is_stable_for_equal_times() {
     let order: Vec<_> = moves.iter().map(|m| m.username.as_str()).collect();
     assert_eq!(order, ["a", "c", "b"]);
 }
+
+#[test]
+fn records_tidied_as_they_come_equal_one_sort_at_the_end() {
+    // Two tidies' worth of game days and more, many repeated, in an
+    // order a log gives (days rising, accounts and games mixed).
+    let n = 2 * Pending::<GameDays>::FIRST_TIDY + 12_345;
+    let mut x: u64 = 7;
+    let runs: Vec<GameDays> = (0..n)
+        .map(|i| {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            let day = 16_000 + (i / 50_000) as i64;
+            GameDays {
+                account: (x >> 40) as u32 % 3_000,
+                game: (x >> 20) as u32 % 40,
+                first_day: day,
+                last_day: day + (x % 3) as i64,
+            }
+        })
+        .collect();
+    let mut pending = Pending::new(GameDays::merge);
+    for r in &runs {
+        pending.push(*r);
+    }
+    assert!(pending.tidied > 0, "tidied along the way");
+    assert_eq!(pending.finish(), GameDays::merge(runs));
+}
