@@ -165,7 +165,7 @@ fn first_special(b: &[u8]) -> Option<usize> {
         .map(|k| at + k)
 }
 
-/// The high bit of each byte of `word` (little-endian) that is `"`, `\\`
+/// The high bit of each byte of `word` (little-endian) that is `"`, `\`
 /// or below 0x20, exact up to the first such byte (the usual borrow of the
 /// test for a zero byte may mark bytes after it, which nobody reads).
 fn special_bytes(word: u64) -> u64 {
