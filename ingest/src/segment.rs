@@ -292,14 +292,14 @@ impl<T: Ord + Send> Pending<T> {
         self.items.push(item);
         if self.items.len() >= Self::FIRST_TIDY.max(2 * self.tidied) {
             self.items[self.tidied..].sort_unstable();
-            self.tidy();
+            self.apply_tidy();
         }
     }
 
     /// Tidies the records, whose part after the tidied ones is sorted too:
     /// `tidy`'s stable sort then meets two sorted runs and merges them
     /// (one pass), instead of sorting the whole anew each time.
-    fn tidy(&mut self) {
+    fn apply_tidy(&mut self) {
         self.items = (self.tidy)(std::mem::take(&mut self.items));
         self.tidied = self.items.len();
     }
@@ -309,7 +309,7 @@ impl<T: Ord + Send> Pending<T> {
     fn finish(mut self) -> Vec<T> {
         use rayon::slice::ParallelSliceMut;
         self.items[self.tidied..].par_sort_unstable();
-        self.tidy();
+        self.apply_tidy();
         self.items
     }
 }
