@@ -1,5 +1,6 @@
 //! The report order of a scan's directed pairs ([`schema::order::sort_pairs`]):
-//! similarity descending, then the names, as a plain stable sort gives it.
+//! similarity descending, then the names, as a plain stable sort gives it;
+//! and the order of the names alone ([`schema::order::by_accounts`]).
 
 use proptest::prelude::*;
 use schema::{Evidence, PairScore};
@@ -41,16 +42,35 @@ proptest! {
                 .then_with(|| x.account_b.cmp(&y.account_b))
         });
         schema::order::sort_pairs(&mut pairs);
-        // Pairs equal in similarity and names may come in either order.
+        // Pairs equal in similarity and names keep their order, as in a
+        // stable sort.
         let key = |p: &PairScore| (p.similarity.to_bits(), p.account_a.clone(), p.account_b.clone(), p.sum);
-        let mut got_keys: Vec<_> = pairs.iter().map(key).collect();
-        let mut want_keys: Vec<_> = want.iter().map(key).collect();
         prop_assert_eq!(
-            pairs.iter().map(|p| (p.similarity.to_bits(), &p.account_a, &p.account_b)).collect::<Vec<_>>(),
-            want.iter().map(|p| (p.similarity.to_bits(), &p.account_a, &p.account_b)).collect::<Vec<_>>()
+            pairs.iter().map(key).collect::<Vec<_>>(),
+            want.iter().map(key).collect::<Vec<_>>()
         );
-        got_keys.sort();
-        want_keys.sort();
-        prop_assert_eq!(got_keys, want_keys);
+    }
+
+    /// [`schema::order::by_accounts`] is a stable sort by the two names,
+    /// and a pair's number with its halves swapped is its reverse's.
+    #[test]
+    fn pairs_by_accounts_sort_by_names(
+        rows in prop::collection::vec((0..6u8, 0..6u8, any::<i64>()), 0..300),
+    ) {
+        let pairs: Vec<PairScore> =
+            rows.iter().map(|&(a, b, sum)| pair(a, b, 0.0, sum)).collect();
+        let mut want: Vec<usize> = (0..pairs.len()).collect();
+        want.sort_by(|&x, &y| {
+            (&pairs[x].account_a, &pairs[x].account_b).cmp(&(&pairs[y].account_a, &pairs[y].account_b))
+        });
+        let got = schema::order::by_accounts(&pairs);
+        prop_assert_eq!(got.iter().map(|&(_, i)| i as usize).collect::<Vec<_>>(), want);
+        let keys = schema::order::account_keys(&pairs);
+        for (x, p) in pairs.iter().enumerate() {
+            for (y, q) in pairs.iter().enumerate() {
+                let reverse = p.account_a == q.account_b && p.account_b == q.account_a;
+                prop_assert_eq!(keys[x].rotate_left(32) == keys[y], reverse);
+            }
+        }
     }
 }
