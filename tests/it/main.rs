@@ -38,6 +38,7 @@ mod report_browser;
 mod report_dir;
 mod rescan;
 mod review_queue;
+mod scan_pair_blocks;
 mod scan_pairs_key;
 mod segment_generations;
 mod serve_load;

@@ -10,10 +10,11 @@ use crate::common::*;
 use crate::pair_evidence::{ingest_and_scan, reads, scanned, timeless};
 use sqlx::{AnyPool, Row};
 
-/// Undoes migration 0024 on the store behind `p`: on SQLite, the pairs
-/// back in a table with row ids and both indexes; PostgreSQL's 0024
-/// changed nothing.
+/// Undoes migration 0024 (after 0025, [`crate::scan_pair_blocks::undo_0025`])
+/// on the store behind `p`: on SQLite, the pairs back in a table with row
+/// ids and both indexes; PostgreSQL's 0024 changed nothing.
 pub(crate) async fn undo_0024(p: &AnyPool) {
+    crate::scan_pair_blocks::undo_0025(p).await;
     if p.connect_options()
         .database_url
         .scheme()
@@ -113,8 +114,8 @@ fn a_store_of_the_previous_release_reads_as_before(backend: Backend) {
         let plan = block_on(sqlite_plan_of_flagged(&db.url));
         assert!(plan.contains("USING INDEX scan_pairs_strong"), "{plan}");
     }
-    // A rescan stores the pairs it scored again in the migrated table, and
-    // the season reads as one that never met the release before.
+    // A rescan stores the pairs it scored again (as blocks since 0025),
+    // and the season reads as one that never met the release before.
     let fresh = scanned(backend, &parts);
     let out = ingest_and_scan(&db, &parts[1]);
     assert!(out.contains("a rescan of #1"), "{out}");

@@ -21,27 +21,42 @@ use schema::model::*;
 /// `evidence` as bytes (its signals left out).
 pub(super) fn encode(e: &Evidence) -> Vec<u8> {
     let mut out = Vec::with_capacity(24 + 8 * e.top_buckets.len());
+    encode_into(&mut out, e);
+    out
+}
+
+/// [`encode`], appended to `out` (a block of pairs holds each pair's
+/// evidence in this form: [`super::blocks`]).
+pub(super) fn encode_into(out: &mut Vec<u8>, e: &Evidence) {
     for cell in Cell::ALL {
         let t = e.tally(cell);
-        put(&mut out, t.count);
-        put(&mut out, zigzag(t.score));
+        put(out, t.count);
+        put(out, zigzag(t.score));
     }
-    put(&mut out, u64::from(e.max_boost));
-    put(&mut out, e.max_boost_bucket.map_or(0, |b| zigzag(b) + 1));
-    put(&mut out, e.top_buckets.len() as u64);
+    put(out, u64::from(e.max_boost));
+    put(out, e.max_boost_bucket.map_or(0, |b| zigzag(b) + 1));
+    put(out, e.top_buckets.len() as u64);
     for c in &e.top_buckets {
-        put(&mut out, zigzag(c.bucket));
+        put(out, zigzag(c.bucket));
         let cell = Cell::ALL.iter().position(|&x| x == c.cell).unwrap_or(0);
-        put(&mut out, cell as u64);
-        put(&mut out, zigzag(c.score));
-        put(&mut out, u64::from(c.run));
+        put(out, cell as u64);
+        put(out, zigzag(c.score));
+        put(out, u64::from(c.run));
     }
-    out
 }
 
 /// The evidence [`encode`] wrote (no signals).
 pub(super) fn decode(data: &[u8]) -> Result<Evidence, String> {
     let mut r = Reader::new(data);
+    let e = decode_from(&mut r)?;
+    if !r.done() {
+        return Err("bytes after a pair's evidence".to_owned());
+    }
+    Ok(e)
+}
+
+/// The evidence [`encode_into`] wrote at `r`, which is left after it.
+pub(super) fn decode_from(r: &mut Reader<'_>) -> Result<Evidence, String> {
     let mut e = Evidence::default();
     for cell in Cell::ALL {
         let count = r.int()?;
@@ -67,9 +82,6 @@ pub(super) fn decode(data: &[u8]) -> Result<Evidence, String> {
             score,
             run,
         });
-    }
-    if !r.done() {
-        return Err("bytes after a pair's evidence".to_owned());
     }
     Ok(e)
 }

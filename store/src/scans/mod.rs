@@ -8,7 +8,6 @@ use super::Backend;
 use super::{Result, Store, StoreError, StoredScan};
 pub(super) use pairs::PairFilter;
 pub use pairs::{PairSimilarity, ScanChange};
-use rayon::slice::ParallelSliceMut;
 use schema::model::*;
 use schema::order::sort_pairs;
 use schema::rescan::Lineage;
@@ -16,6 +15,7 @@ use schema::season::Season;
 use sqlx::{Any, Row, Transaction};
 
 mod accounts;
+mod blocks;
 mod evidence;
 mod pairs;
 mod signals;
@@ -105,7 +105,13 @@ impl Store {
             .filter(|id| !needed.contains(id))
             .collect();
         for &id in &old {
-            for table in ["scan_pairs", "scan_cliques", "scan_crowds", "scan_accounts"] {
+            for table in [
+                "scan_pairs",
+                "scan_pair_blocks",
+                "scan_cliques",
+                "scan_crowds",
+                "scan_accounts",
+            ] {
                 sqlx::query(&format!("DELETE FROM {table} WHERE scan_id = $1"))
                     .bind(id)
                     .execute(&mut *tx)
@@ -323,26 +329,48 @@ struct ScanHeader {
     model_version: Option<i64>,
 }
 
-/// Stores every directed pair of scan `id` with its evidence and signals.
+/// Stores every directed pair of scan `id` with its evidence and signals:
+/// as blocks, a row per account a ([`blocks`]), but for the pairs whose
+/// other direction is not among them, which are rows of their own.
 async fn save_pairs(
     backend: Backend,
     tx: &mut Transaction<'_, Any>,
     id: i64,
     pairs: &[PairScore],
 ) -> Result<()> {
-    // Each pair with its evidence's bytes and its signals, in the order of
-    // the key SQLite keeps them in (migration 0024): each insert lands
-    // at the end of the table, not at a random place in it.
-    let mut rows: Vec<(&PairScore, Vec<u8>, Option<String>)> = pairs
-        .iter()
-        .zip(signals::stored(pairs))
-        .map(|(p, signals)| (p, evidence::encode(&p.evidence), signals))
+    let signals = signals::stored(pairs);
+    let (blocks, rows) = blocks::split(pairs, &signals);
+    insert_rows(
+        backend,
+        tx,
+        "scan_pair_blocks (scan_id, account_a, strongest, pairs)",
+        4,
+        "",
+        &blocks,
+        |q, b| {
+            q.bind(id)
+                .bind(b.account_a)
+                .bind(b.strongest)
+                .bind(b.data.as_slice())
+        },
+    )
+    .await?;
+    // Each row with its evidence's bytes, in the order of the key SQLite
+    // keeps them in (migration 0024): each insert lands at the end of the
+    // table, not at a random place in it. The evidence in its own value
+    // ([`evidence`]); the columns that held it before are left 0, NULL
+    // and ''.
+    let rows: Vec<(&PairScore, Vec<u8>, Option<&str>)> = rows
+        .into_iter()
+        .map(|i| {
+            let p = &pairs[i as usize];
+            (
+                p,
+                evidence::encode(&p.evidence),
+                signals[i as usize].as_deref(),
+            )
+        })
         .collect();
-    rows.par_sort_unstable_by(|(x, ..), (y, ..)| {
-        (&x.account_a, &x.account_b).cmp(&(&y.account_a, &y.account_b))
-    });
-    // The evidence in its own value ([`evidence`]); the columns that held
-    // it before are left 0, NULL and ''.
     insert_rows_as(
         backend,
         tx,
@@ -361,7 +389,7 @@ async fn save_pairs(
                 .bind(p.sum)
                 .bind(p.weight)
                 .bind(evidence.as_slice())
-                .bind(signals.as_deref())
+                .bind(*signals)
         },
     )
     .await?;

@@ -1,4 +1,5 @@
-//! Reading a scan's pairs. A scan stored as a change to an earlier one
+//! Reading a scan's pairs, from its blocks ([`super::blocks`]) and its
+//! rows. A scan stored as a change to an earlier one
 //! ([`schema::rescan::Delta`]) holds only the pairs it scored again: its
 //! pairs are read through its chain of bases, each level's pairs less those
 //! naming an account a later level replaced.
@@ -138,17 +139,25 @@ impl Store {
         }))
     }
 
-    /// The similarity of each pair stored with scan `id` itself.
+    /// The similarity of each pair stored with scan `id` itself: in its
+    /// blocks and its rows.
     async fn stored_similarities(&self, id: i64) -> Result<Vec<PairSimilarity>> {
+        let mut out: Vec<PairSimilarity> = self
+            .stored_blocks(id, PairFilter::All)
+            .await?
+            .into_iter()
+            .map(|p| (p.account_a, p.account_b, p.similarity))
+            .collect();
         let rows = sqlx::query(
             "SELECT account_a, account_b, similarity FROM scan_pairs WHERE scan_id = $1",
         )
         .bind(id)
         .fetch_all(&self.pool)
         .await?;
-        rows.iter()
-            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?)))
-            .collect()
+        for r in &rows {
+            out.push((r.try_get(0)?, r.try_get(1)?, r.try_get(2)?));
+        }
+        Ok(out)
     }
 
     /// The pairs stored with scan `id` itself that `filter` selects.
@@ -199,10 +208,11 @@ impl Store {
                 }
             }
         }
-        // Each row decoded as it comes: a whole scan's rows held at once
-        // were most of a report's memory (1.3M rows at ten million moves).
+        // The scan's blocks first (migration 0025), then its rows, each
+        // decoded as it comes: a whole scan's rows held at once were most
+        // of a report's memory (1.3M rows at ten million moves).
+        let mut pairs = self.stored_blocks(id, filter).await?;
         let mut rows = q.fetch(&self.pool);
-        let mut pairs = Vec::new();
         while let Some(row) = rows.try_next().await? {
             pairs.push(pair_of_row(&row)?);
         }
