@@ -46,6 +46,10 @@ pub async fn run_scan(db: &app::pipeline::Db, args: ScanArgs) -> Result<()> {
         scan.result.params.threshold
     );
     store.close().await;
+    // The process ends next and frees the scan's pairs at once: freed one
+    // by one they took 0.5 s of a 10M-move season's scan (1.3M pairs).
+    drop(reviewed);
+    std::mem::forget(scanned);
     Ok(())
 }
 
