@@ -1,8 +1,7 @@
 //! A scan's pairs as blocks (`scan_pair_blocks`, migration 0025): one row
 //! per account a, holding every directed pair (a, b) of the scan in one
-//! value of bytes, in the order of b. A season's pairs are tens of
-//! accounts' partners each, so a scan is a row per account rather than a
-//! row per pair.
+//! value of bytes, in the order of b. An account has tens of partners in
+//! a season, so a scan is tens of times fewer rows than it has pairs.
 //!
 //! Layout of a block, every integer an unsigned LEB128 varint, signed ones
 //! zigzagged (as the segment chunks, `segments/chunk.rs`); for each pair:
@@ -239,5 +238,161 @@ impl Store {
             decode(&account_a, &data, |b, s| keep(&account_a, b, s), out)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use schema::model::{Cell, CellTally, Contribution, Evidence};
+    use schema::signals::Signals;
+
+    const NAMES: [&str; 5] = ["a", "b", "ab", "\u{e9}", "Zed"];
+
+    /// A directed pair of two of [`NAMES`], its scores, evidence and
+    /// signals arbitrary.
+    fn pair() -> impl Strategy<Value = PairScore> {
+        (
+            (0..5usize, 0..5usize),
+            prop_oneof![Just(0.0), Just(1.0), -1.0..1.0f64],
+            (any::<i64>(), any::<i64>(), any::<u64>(), any::<i64>()),
+            prop::option::of(any::<i64>()),
+            prop::collection::vec((any::<i64>(), 0..5usize, any::<u32>()), 0..4),
+            (any::<u32>(), any::<u32>()),
+        )
+            .prop_map(
+                |((a, b), similarity, (sum, weight, count, score), bucket, top, signals)| {
+                    let mut evidence = Evidence {
+                        max_boost: count as u32,
+                        max_boost_bucket: bucket,
+                        top_buckets: top
+                            .into_iter()
+                            .map(|(bucket, cell, run)| Contribution {
+                                bucket,
+                                cell: Cell::ALL[cell],
+                                score,
+                                run,
+                            })
+                            .collect(),
+                        ..Evidence::default()
+                    };
+                    *evidence.tally_mut(Cell::ALL[a]) = CellTally { count, score };
+                    evidence.signals = Some(Signals {
+                        a_buckets: signals.0,
+                        b_buckets: signals.1,
+                        ..Signals::default()
+                    });
+                    PairScore {
+                        account_a: NAMES[a].to_owned(),
+                        account_b: NAMES[b].to_owned(),
+                        similarity,
+                        sum,
+                        weight,
+                        evidence,
+                    }
+                },
+            )
+    }
+
+    /// Distinct directed pairs, some with their other direction, some
+    /// without; a pair's other direction with its signals swapped or not.
+    /// Every pair has signals (an improved scan) or none does (a reference
+    /// one).
+    fn pairs() -> impl Strategy<Value = Vec<PairScore>> {
+        let raw = prop::collection::vec((pair(), any::<bool>(), any::<bool>()), 0..30);
+        (raw, any::<bool>()).prop_map(|(raw, improved)| {
+            let mut out: Vec<PairScore> = Vec::new();
+            for (p, both, swapped) in raw {
+                let mut back = p.clone();
+                (back.account_a, back.account_b) = (p.account_b.clone(), p.account_a.clone());
+                if swapped {
+                    back.evidence.signals = p.evidence.signals.map(|s| s.swapped());
+                }
+                for q in [Some(p), both.then_some(back)].into_iter().flatten() {
+                    let key = |x: &PairScore| (x.account_a.clone(), x.account_b.clone());
+                    if !out.iter().any(|o| key(o) == key(&q)) {
+                        out.push(q);
+                    }
+                }
+            }
+            if !improved {
+                out.iter_mut().for_each(|p| p.evidence.signals = None);
+            }
+            out
+        })
+    }
+
+    proptest! {
+        /// Every pair is in a block or kept as a row, a row exactly when
+        /// its other direction is missing; the blocks decode, given their
+        /// partners' signals back, to the pairs saved.
+        #[test]
+        fn blocks_decode_to_the_pairs_saved(pairs in pairs()) {
+            let signals = super::super::signals::stored(&pairs);
+            let (blocks, rows) = split(&pairs, &signals);
+            let has_reverse = |p: &PairScore| {
+                pairs.iter().any(|q| q.account_a == p.account_b && q.account_b == p.account_a)
+            };
+            let mut read = Vec::new();
+            for b in &blocks {
+                prop_assert!(read.iter().all(|p: &PairScore| p.account_a != b.account_a));
+                let before = read.len();
+                decode(b.account_a, &b.data, |_, _| true, &mut read).unwrap();
+                let strongest = read[before..].iter().map(|p| p.similarity).fold(f64::NEG_INFINITY, f64::max);
+                prop_assert_eq!(strongest, b.strongest);
+                prop_assert!(read[before..].windows(2).all(|w| w[0].account_b < w[1].account_b));
+            }
+            for &i in &rows {
+                let p = &pairs[i as usize];
+                prop_assert!(!has_reverse(p));
+                let mut p = p.clone();
+                p.evidence.signals = signals[i as usize].as_deref().map(|s| serde_json::from_str(s).unwrap());
+                read.push(p);
+            }
+            prop_assert!(read[..read.len() - rows.len()].iter().all(has_reverse));
+            super::super::signals::fill_from_partners(&mut read);
+            let key = |p: &PairScore| (p.account_a.clone(), p.account_b.clone());
+            let mut want = pairs.clone();
+            want.sort_by_key(key);
+            read.sort_by_key(key);
+            prop_assert_eq!(read, want);
+        }
+
+        /// What `keep` leaves out is not read, and the rest is.
+        #[test]
+        fn a_block_read_keeps_what_keep_keeps(pairs in pairs(), min in -1.0..1.0f64) {
+            let signals = vec![None; pairs.len()];
+            let (blocks, _) = split(&pairs, &signals);
+            for b in &blocks {
+                let (mut all, mut kept) = (Vec::new(), Vec::new());
+                decode(b.account_a, &b.data, |_, _| true, &mut all).unwrap();
+                decode(b.account_a, &b.data, |name, s| s >= min && name != "a", &mut kept).unwrap();
+                all.retain(|p| p.similarity >= min && p.account_b != "a");
+                prop_assert_eq!(kept, all);
+            }
+        }
+    }
+
+    #[test]
+    fn a_block_cut_short_is_an_error_not_a_panic() {
+        let p = PairScore {
+            account_a: "a".into(),
+            account_b: "b".into(),
+            similarity: 0.5,
+            sum: 3,
+            weight: 7,
+            evidence: Evidence::default(),
+        };
+        let mut back = p.clone();
+        (back.account_a, back.account_b) = ("b".into(), "a".into());
+        let pairs = [p, back];
+        let (blocks, _) = split(&pairs, &[None, None]);
+        let data = &blocks[0].data;
+        for cut in 1..data.len() {
+            let mut out = Vec::new();
+            let read = decode("a", &data[..cut], |_, _| true, &mut out);
+            assert!(matches!(read, Err(StoreError::Corrupt(_))), "cut at {cut}");
+        }
     }
 }
