@@ -104,8 +104,9 @@ impl Store {
 
     /// Checks the whole store: SQLite's integrity and foreign keys, the
     /// migrations, and for every site that no segmentation or scan claims
-    /// moves newer than the site's, and that every rescan's base scan is
-    /// there. One sentence per problem; none when the store is sound.
+    /// moves newer than the site's, that every rescan's base scan is
+    /// there, and that every scan's pairs read. One sentence per problem;
+    /// none when the store is sound.
     pub async fn check(&self) -> Result<Vec<String>> {
         let mut problems = Vec::new();
         if self.backend == Backend::Sqlite {
@@ -135,6 +136,7 @@ impl Store {
         }
         problems.extend(self.generation_problems().await?);
         problems.extend(self.rescan_problems().await?);
+        problems.extend(self.pair_problems().await?);
         Ok(problems)
     }
 

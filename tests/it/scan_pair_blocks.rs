@@ -215,3 +215,54 @@ fn a_store_of_the_previous_release_reads_as_before_sqlite() {
 fn a_store_of_the_previous_release_reads_as_before_postgres() {
     a_store_of_the_previous_release_reads_as_before(Backend::Postgres);
 }
+
+/// `detect check` reads every block: one that does not decode, and a scan
+/// whose pairs are not as many as it stored, are each a sentence.
+fn check_reads_every_block(backend: Backend) {
+    let parts = golden_parts_by_time("random/03", &[0.6]);
+    let db = scanned(backend, &parts[..1]);
+    let out = db.run(&["check"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let cut = match backend {
+        Backend::Sqlite => "substr(pairs, 1, 5)",
+        Backend::Postgres => "substring(pairs from 1 for 5)",
+    };
+    block_on(async {
+        let p = pool(&db.url).await;
+        sqlx::query(&format!(
+            "UPDATE scan_pair_blocks SET pairs = {cut} WHERE account_a = \
+             (SELECT MIN(account_a) FROM scan_pair_blocks)"
+        ))
+        .execute(&p)
+        .await
+        .unwrap();
+        p.close().await;
+    });
+    let out = db.run(&["check"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert_eq!(
+        lines[0],
+        "scan #1: a block of pairs: a chunk cut short; its pairs cannot be read."
+    );
+    assert!(
+        lines[1].starts_with("scan #1 stored ") && lines[1].ends_with(" read."),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn check_reads_every_block_sqlite() {
+    check_reads_every_block(Backend::Sqlite);
+}
+
+#[test]
+fn check_reads_every_block_postgres() {
+    check_reads_every_block(Backend::Postgres);
+}

@@ -129,6 +129,58 @@ pub(super) fn decode(
     Ok(())
 }
 
+impl Store {
+    /// Scans whose pairs do not read: a block that does not decode, or
+    /// pairs (blocks and rows) other in number than the scan stored. One
+    /// sentence each, for `detect check`.
+    pub(crate) async fn pair_problems(&self) -> Result<Vec<String>> {
+        let scans = sqlx::query("SELECT id, stored_pairs FROM scans ORDER BY id")
+            .fetch_all(&self.pool)
+            .await?;
+        let mut problems = Vec::new();
+        for scan in &scans {
+            let id: i64 = scan.try_get(0)?;
+            let stored: Option<i64> = scan.try_get(1)?;
+            let mut read = 0usize;
+            let mut rows =
+                sqlx::query("SELECT account_a, pairs FROM scan_pair_blocks WHERE scan_id = $1")
+                    .bind(id)
+                    .fetch(&self.pool);
+            while let Some(row) = rows.try_next().await? {
+                let account_a: String = row.try_get(0)?;
+                let data: Vec<u8> = row.try_get(1)?;
+                let mut count = 0;
+                match decode(
+                    &account_a,
+                    &data,
+                    |_, _| {
+                        count += 1;
+                        false
+                    },
+                    &mut Vec::new(),
+                ) {
+                    Ok(()) => read += count,
+                    Err(StoreError::Corrupt(e)) => {
+                        problems.push(format!("scan #{id}: {e}; its pairs cannot be read."))
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            drop(rows);
+            let single: i64 = sqlx::query("SELECT count(*) FROM scan_pairs WHERE scan_id = $1")
+                .bind(id)
+                .fetch_one(&self.pool)
+                .await?
+                .try_get(0)?;
+            let read = read as i64 + single;
+            if let Some(n) = stored.filter(|&n| n != read) {
+                problems.push(format!("scan #{id} stored {n} pairs, and {read} read."));
+            }
+        }
+        Ok(problems)
+    }
+}
+
 /// Names per `IN (...)` list when blocks are read by account.
 const NAMES_PER_QUERY: usize = 500;
 
