@@ -21,7 +21,8 @@
 //! - `report`: `detect report --input FILE --format csv --all`, end to end;
 //! - `report-improved` (only when named in `--stages`): the same in
 //!   improved mode;
-//! - `scan-store`: `detect scan` on the store the `ingest` stage filled;
+//! - `scan-store`: a first `detect scan` of the store the `ingest` stage
+//!   filled, on a copy of it as ingested (each run, scans there or not);
 //! - `tick`: then the world's last 1,000 moves a day later ingested into
 //!   that store and the season scanned again, what a daemon tick does;
 //! - `daemon-tick` (only when named in `--stages`): two ticks of 1,000 moves
