@@ -148,11 +148,11 @@ impl ChunkWriter {
 /// Decodes a chunk whose first bucket is `first_bucket`, appending its
 /// segments to `out` (a run joined to the one `out` ends with, when it
 /// continues it); `ip` turns each of its IPs into an id.
-pub(super) fn decode(
-    data: &[u8],
+pub(super) fn decode<'a>(
+    data: &'a [u8],
     first_bucket: Epoch,
     bucket_seconds: i64,
-    mut ip: impl FnMut(&str) -> IpId,
+    mut ip: impl FnMut(&'a str) -> IpId,
     out: &mut Vec<Segment>,
 ) -> Result<(), String> {
     let mut r = Reader::new(data);

@@ -2,8 +2,7 @@
 
 use super::super::sql::numbered_marks;
 use super::super::{Result, Store, StoreError, StoredSegmentation};
-use super::chunk::decode;
-use super::days;
+use super::decoded::{self, AccountRows};
 use futures_util::TryStreamExt;
 use rayon::prelude::*;
 use schema::model::*;
@@ -42,6 +41,11 @@ impl Store {
             chunks_ms = chunks.as_millis() as u64,
             days_ms = (days - chunks).as_millis() as u64,
             sort_ms = (started.elapsed() - days).as_millis() as u64,
+            accounts = segs.by_account.len(),
+            records = segs.by_account.iter().map(Vec::len).sum::<usize>(),
+            ips = segs.ips.len(),
+            ip_days = segs.ip_days.len(),
+            game_days = segs.game_days.len(),
             "segmentation loaded"
         );
         Ok(Some(StoredSegmentation {
@@ -161,26 +165,32 @@ impl Store {
     }
 
     /// Appends the chunks `query` reads (account, first bucket, data; by
-    /// account and first bucket) to `segs`.
+    /// account and first bucket) to `segs`, decoded on every core.
     async fn push_chunks(&self, query: Query<'_>, segs: &mut Segments) -> Result<()> {
-        let bucket_seconds = segs.bucket_seconds;
         let mut rows = query.fetch(&self.pool);
-        // `None` before the first row: any name, the empty one too, starts
-        // a new account.
-        let mut name: Option<String> = None;
-        let mut account = 0usize;
+        let mut accounts = Vec::new();
         while let Some(r) = rows.try_next().await? {
-            let n: &str = r.try_get(0)?;
-            if name.as_deref() != Some(n) {
-                name = Some(n.to_owned());
-                account = account_of(segs, n);
-            }
-            let first: i64 = r.try_get(1)?;
-            let data: &[u8] = r.try_get(2)?;
-            let ips = &mut segs.ips;
-            let list = &mut segs.by_account[account];
-            decode(data, first, bucket_seconds, |ip| ips.intern(ip), list)
-                .map_err(|e| StoreError::Corrupt(format!("a stored chunk of segments: {e}")))?;
+            AccountRows::push(&mut accounts, r.try_get(0)?, r.try_get(1)?, r.try_get(2)?);
+        }
+        drop(rows);
+        let bucket_seconds = segs.bucket_seconds;
+        let decoded = decoded::segments(&accounts, bucket_seconds)
+            .map_err(|e| StoreError::Corrupt(format!("a stored chunk of segments: {e}")))?;
+        // Names become ids one account after another, as the rows came.
+        let mut numbered: Vec<(usize, Vec<IpId>, Vec<Segment>)> = accounts
+            .iter()
+            .zip(decoded)
+            .map(|(a, d)| {
+                let u = account_of(segs, &a.name);
+                let ids = d.ips.iter().map(|ip| segs.ips.intern(ip)).collect();
+                (u, ids, d.segments)
+            })
+            .collect();
+        numbered
+            .par_iter_mut()
+            .for_each(|(_, ids, list)| decoded::renumber(list, ids));
+        for (u, _, mut list) in numbered {
+            put_gathered(&mut segs.by_account[u], &mut list, bucket_seconds);
         }
         Ok(())
     }
@@ -204,29 +214,54 @@ impl Store {
         Ok(())
     }
 
-    /// Appends the days `query` reads (account, data) to `segs`.
+    /// Appends the days `query` reads (account, data) to `segs`, decoded
+    /// on every core.
     async fn push_account_days(&self, query: Query<'_>, segs: &mut Segments) -> Result<()> {
         let mut rows = query.fetch(&self.pool);
+        let mut accounts = Vec::new();
         while let Some(r) = rows.try_next().await? {
-            let account = account_of(segs, r.try_get(0)?) as AccountId;
-            let data: &[u8] = r.try_get(1)?;
-            let (ips, games) = (&mut segs.ips, &mut segs.games);
-            let (ip_days, game_days) = (&mut segs.ip_days, &mut segs.game_days);
-            days::decode(
-                data,
-                |ip| ips.intern(ip),
-                |game| games.intern(game),
-                |day, ip| ip_days.push(IpDay { account, day, ip }),
-                |game, first_day, last_day| {
-                    game_days.push(GameDays {
-                        account,
-                        game,
-                        first_day,
-                        last_day,
-                    })
-                },
-            )
+            AccountRows::push(&mut accounts, r.try_get(0)?, 0, r.try_get(1)?);
+        }
+        drop(rows);
+        let decoded = decoded::days(&accounts)
             .map_err(|e| StoreError::Corrupt(format!("an account's stored days: {e}")))?;
+        // Names become ids one account after another, as the rows came.
+        let numbered: Vec<(AccountId, Vec<IpId>, Vec<u32>)> = accounts
+            .iter()
+            .zip(&decoded)
+            .map(|(a, d)| {
+                let account = account_of(segs, &a.name) as AccountId;
+                let ips = d.ips.iter().map(|ip| segs.ips.intern(ip)).collect();
+                let games = d.games.iter().map(|g| segs.games.intern(g)).collect();
+                (account, ips, games)
+            })
+            .collect();
+        let (ip_days, game_days): (Vec<Vec<IpDay>>, Vec<Vec<GameDays>>) = numbered
+            .par_iter()
+            .zip(&decoded)
+            .map(|((account, ips, games), d)| {
+                let account = *account;
+                let sightings = d.sightings.iter().map(|&(day, ip)| IpDay {
+                    account,
+                    day,
+                    ip: ips[ip as usize],
+                });
+                let runs = d.runs.iter().map(|&(game, first_day, last_day)| GameDays {
+                    account,
+                    game: games[game as usize],
+                    first_day,
+                    last_day,
+                });
+                (sightings.collect(), runs.collect())
+            })
+            .unzip();
+        segs.ip_days
+            .reserve_exact(ip_days.iter().map(Vec::len).sum());
+        segs.game_days
+            .reserve_exact(game_days.iter().map(Vec::len).sum());
+        for (i, g) in ip_days.into_iter().zip(game_days) {
+            segs.ip_days.extend_from_slice(&i);
+            segs.game_days.extend_from_slice(&g);
         }
         Ok(())
     }
@@ -261,6 +296,20 @@ fn sort_days(segs: &mut Segments) {
         || sort_in_account_blocks(&mut segs.ip_days, |d| d.account),
         || sort_in_account_blocks(&mut segs.game_days, |d| d.account),
     );
+}
+
+/// Moves an account's `gathered` segments onto its `list`: into a list of
+/// their exact size when it is empty (it always is: an account's chunks
+/// come together), else joined to what it holds.
+fn put_gathered(list: &mut Vec<Segment>, gathered: &mut Vec<Segment>, bucket_seconds: i64) {
+    if list.is_empty() {
+        *list = Vec::with_capacity(gathered.len());
+        list.append(gathered);
+    } else {
+        for seg in gathered.drain(..) {
+            schema::push_joined(list, seg, bucket_seconds);
+        }
+    }
 }
 
 /// The id of account `name` in `segs`, with an empty list of segments if new.

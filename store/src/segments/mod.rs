@@ -5,11 +5,12 @@
 //! whole cut or as an extension with the moves stored since (`tail.rs`); the
 //! moves a cut reads are read in the writer's transaction (`read_moves.rs`),
 //! and what a saved segmentation holds is counted in `saved.rs`. Loaded
-//! whole (`load.rs`); chunks, days and move times are encoded in `chunk.rs`,
-//! `days.rs` and `times.rs`.
+//! whole (`load.rs`), decoded on every core (`decoded.rs`); chunks, days and
+//! move times are encoded in `chunk.rs`, `days.rs` and `times.rs`.
 
 pub(super) mod chunk;
 mod days;
+mod decoded;
 mod load;
 mod read_moves;
 mod saved;
