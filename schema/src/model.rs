@@ -253,9 +253,10 @@ pub struct Evidence {
     /// first).
     pub top_buckets: Vec<Contribution>,
     /// Improved mode's evidence of the unordered pair (absent in reference
-    /// mode and in scans read back from a store).
+    /// mode and in scans read back from a store). Boxed: a reference scan's
+    /// million pairs would each carry its room (170 bytes) unused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub signals: Option<Signals>,
+    pub signals: Option<Box<Signals>>,
 }
 
 impl Evidence {

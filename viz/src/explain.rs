@@ -158,8 +158,11 @@ fn write_explanation(
     if params.mode == schema::Mode::Improved {
         let [(_, _, ab, ..), (_, _, ba, ..)] = directions;
         let signals = ab
-            .and_then(|p| p.evidence.signals)
-            .or_else(|| ba.and_then(|p| p.evidence.signals).map(|s| s.swapped()));
+            .and_then(|p| p.evidence.signals.as_deref().copied())
+            .or_else(|| {
+                ba.and_then(|p| p.evidence.signals.as_deref())
+                    .map(|s| s.swapped())
+            });
         let reference =
             |p: Option<&PairScore>| p.map_or(0.5, |p| (p.sum as f64 / p.weight as f64) / 2.0 + 0.5);
         improved_words(out, model, signals, (reference(ab), reference(ba)), (a, b))?;

@@ -156,7 +156,7 @@ fn both(
     let segs: &Segments = cx.segments;
     let make = |a: AccountId, b: AccountId, o: PairOutcome, s: Signals| {
         let mut evidence = o.evidence;
-        evidence.signals = Some(s);
+        evidence.signals = Some(Box::new(s));
         PairScore {
             account_a: segs.accounts.name(a).to_owned(),
             account_b: segs.accounts.name(b).to_owned(),

@@ -301,7 +301,7 @@ pub fn judged_pairs(pairs: &[PairScore], verdicts: &[schema::Verdict]) -> Vec<Ju
             b: b.to_owned(),
             ab: similarity(p),
             ba: similarity(back),
-            signals: *signals,
+            signals: **signals,
             same,
             group: 0,
         });

@@ -389,8 +389,8 @@ proptest! {
         prop_assert_eq!(ab.similarity, ab2.similarity);
         prop_assert_eq!(&ab.evidence, &ab2.evidence);
         prop_assert_eq!(&ba.evidence, &ba2.evidence);
-        let s = ab.evidence.signals.expect("signals");
-        prop_assert_eq!(s.swapped(), ba.evidence.signals.expect("signals"));
+        let s = *ab.evidence.signals.expect("signals");
+        prop_assert_eq!(s.swapped(), *ba.evidence.signals.expect("signals"));
         // The scan's path (counts from the context, jumping over far
         // buckets) agrees with the plain one.
         let plain = signals(

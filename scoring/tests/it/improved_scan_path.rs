@@ -112,7 +112,7 @@ proptest! {
             (cx.ip_days(0), cx.ip_days(1)),
             (cx.moves(0), cx.moves(1)),
         );
-        prop_assert_eq!(ab.evidence.signals.expect("signals"), plain);
+        prop_assert_eq!(*ab.evidence.signals.expect("signals"), plain);
     }
 
     #[test]

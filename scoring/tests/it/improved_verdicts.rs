@@ -171,7 +171,7 @@ fn pair(a: &str, b: &str, sum: i64, weight: i64, signals: Option<Signals>) -> sc
         sum,
         weight,
         evidence: schema::Evidence {
-            signals,
+            signals: signals.map(Box::new),
             ..Default::default()
         },
     }

@@ -103,7 +103,11 @@ pub fn collect(family: sim::Family, seed: u64) -> World {
                 kind,
                 ab: reference(p),
                 ba: reference(q),
-                signals: p.evidence.signals.expect("improved mode reads signals"),
+                signals: *p
+                    .evidence
+                    .signals
+                    .as_deref()
+                    .expect("improved mode reads signals"),
             }
         })
         .collect();

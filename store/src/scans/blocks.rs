@@ -330,11 +330,11 @@ mod tests {
                         ..Evidence::default()
                     };
                     *evidence.tally_mut(Cell::ALL[a]) = CellTally { count, score };
-                    evidence.signals = Some(Signals {
+                    evidence.signals = Some(Box::new(Signals {
                         a_buckets: signals.0,
                         b_buckets: signals.1,
                         ..Signals::default()
-                    });
+                    }));
                     PairScore {
                         account_a: NAMES[a].to_owned(),
                         account_b: NAMES[b].to_owned(),
@@ -359,7 +359,8 @@ mod tests {
                 let mut back = p.clone();
                 (back.account_a, back.account_b) = (p.account_b.clone(), p.account_a.clone());
                 if swapped {
-                    back.evidence.signals = p.evidence.signals.map(|s| s.swapped());
+                    back.evidence.signals =
+                        p.evidence.signals.as_deref().map(|s| Box::new(s.swapped()));
                 }
                 for q in [Some(p), both.then_some(back)].into_iter().flatten() {
                     let key = |x: &PairScore| (x.account_a.clone(), x.account_b.clone());

@@ -40,19 +40,19 @@ pub(super) fn stored(pairs: &[PairScore]) -> Vec<Option<String>> {
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let s = p.evidence.signals?;
+            let s = p.evidence.signals.as_deref()?;
             if p.account_a <= p.account_b {
-                return Some(compact(&s));
+                return Some(compact(s));
             }
             let partner = match partner_of(i, p) {
-                Some(q) => q.evidence.signals.as_ref(),
+                Some(q) => q.evidence.signals.as_deref(),
                 None => by_pair
                     .get_or_insert_with(|| by_pair_map(pairs))
                     .get(&(p.account_b.as_str(), p.account_a.as_str()))
                     .copied(),
             };
-            let from_partner = partner.is_some_and(|q| q.swapped() == s);
-            (!from_partner).then(|| compact(&s))
+            let from_partner = partner.is_some_and(|q| q.swapped() == *s);
+            (!from_partner).then(|| compact(s))
         })
         .collect()
 }
@@ -64,7 +64,7 @@ fn by_pair_map(pairs: &[PairScore]) -> FxHashMap<(&str, &str), &Signals> {
     by_pair.extend(pairs.iter().filter_map(|p| {
         Some((
             (p.account_a.as_str(), p.account_b.as_str()),
-            p.evidence.signals.as_ref()?,
+            p.evidence.signals.as_deref()?,
         ))
     }));
     by_pair
@@ -172,7 +172,7 @@ pub(super) fn fill_from_partners(pairs: &mut [PairScore]) {
         .filter_map(|p| {
             Some((
                 (p.account_a.as_str(), p.account_b.as_str()),
-                p.evidence.signals.as_ref()?,
+                p.evidence.signals.as_deref()?,
             ))
         })
         .collect();
@@ -189,7 +189,7 @@ pub(super) fn fill_from_partners(pairs: &mut [PairScore]) {
         })
         .collect();
     for (i, s) in fills {
-        pairs[i].evidence.signals = Some(s);
+        pairs[i].evidence.signals = Some(Box::new(s));
     }
 }
 
@@ -207,7 +207,7 @@ mod tests {
             weight: 0,
             evidence: Default::default(),
         };
-        p.evidence.signals = signals;
+        p.evidence.signals = signals.map(Box::new);
         p
     }
 
