@@ -39,6 +39,11 @@ pub struct Rows {
     moved_at: Vec<i64>,
     ip_from: Vec<u32>,
     ips: Vec<IpId>,
+    /// For each word, the moved buckets before it (`moved_at`'s index of
+    /// the word's first), and the count of all after the last: a pair's
+    /// first address lookup searches one word's moved buckets, not the
+    /// account's (that search was an eighth of a scan's scoring).
+    moved_before: Vec<u32>,
 }
 
 impl Rows {
@@ -83,6 +88,14 @@ impl Rows {
                 set_range(&mut rows.words, STALLED, at - 1, at + s.stalls as usize);
             }
         }
+        rows.moved_before = Vec::with_capacity(words + 1);
+        let mut m = 0;
+        for w in first..=last + 1 {
+            while m < rows.moved_at.len() && rows.moved_at[m] < w * 64 {
+                m += 1;
+            }
+            rows.moved_before.push(m as u32);
+        }
         Some(rows)
     }
 
@@ -105,7 +118,17 @@ impl Rows {
     fn window_ips(&self, k: i64, from: &mut Option<usize>) -> &[IpId] {
         let n = self.moved_at.len();
         let mut lo = match *from {
-            None => self.moved_at.partition_point(|&m| m < k - 1),
+            None => {
+                // The moved buckets of the word `k - 1` is in: those before
+                // it are earlier, those after it later.
+                let last = self.words.len() as i64 - 1;
+                let w = ((k - 1).div_euclid(64) - self.first).clamp(0, last);
+                let (start, end) = (
+                    self.moved_before[w as usize] as usize,
+                    self.moved_before[w as usize + 1] as usize,
+                );
+                start + self.moved_at[start..end].partition_point(|&m| m < k - 1)
+            }
             Some(lo) => lo,
         };
         while lo < n && self.moved_at[lo] < k - 1 {
