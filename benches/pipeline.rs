@@ -22,7 +22,8 @@
 //! - `report-improved` (only when named in `--stages`): the same in
 //!   improved mode;
 //! - `scan-store`: a first `detect scan` of the store the `ingest` stage
-//!   filled, on a copy of it as ingested (each run, scans there or not);
+//!   filled, on a copy of it as ingested (each run, scans there or not),
+//!   which then becomes the store;
 //! - `tick`: then the world's last 1,000 moves a day later ingested into
 //!   that store and the season scanned again, what a daemon tick does;
 //! - `daemon-tick` (only when named in `--stages`): two ticks of 1,000 moves

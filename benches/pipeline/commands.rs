@@ -51,7 +51,9 @@ pub fn external(stage: &str, detect: &Path, file: &Path, opts: &Options) -> Opti
 
 /// A first scan of the store as the `ingest` stage left it, on a copy:
 /// the store itself may hold scans by now (the `tick` stage, an earlier
-/// run), and a scan after another reads back what is unchanged.
+/// run), and a scan after another reads back what is unchanged. The
+/// scanned copy then becomes the store, so that the `tick` stage after it
+/// rescans a season scanned before, as a daemon's tick does.
 fn first_scan(detect: &Path, store: &Path) -> Option<Outcome> {
     let kept = unscanned(store);
     if !kept.is_file() {
@@ -61,12 +63,24 @@ fn first_scan(detect: &Path, store: &Path) -> Option<Outcome> {
     let copy = store.with_extension("scan.db");
     remove_store(&copy);
     std::fs::copy(&kept, &copy).expect("copy the store");
+    // On disk before the scan starts: writing back the copy's 2 GB
+    // meanwhile made scans of the 10M store 1 to 3 s slower.
+    std::fs::File::open(&copy)
+        .and_then(|f| f.sync_all())
+        .expect("sync the copy");
     let db = format!("sqlite://{}", copy.display());
     let o = measured(
         detect,
         &["--db", &db, "scan", "--season", "1"].map(String::from),
     );
-    remove_store(&copy);
+    remove_store(store);
+    for ext in ["", "-wal", "-shm"] {
+        let from = format!("{}{ext}", copy.display());
+        if Path::new(&from).exists() {
+            let to = format!("{}{ext}", store.display());
+            std::fs::rename(&from, to).expect("the scanned copy as the store");
+        }
+    }
     o
 }
 
