@@ -153,7 +153,7 @@ fn main() {
 fn repeatable(stage: &str) -> bool {
     matches!(
         stage,
-        "floor" | "parse" | "segment" | "scan" | "report" | "report-improved"
+        "floor" | "parse" | "segment" | "scan" | "scan-store" | "report" | "report-improved"
     )
 }
 
