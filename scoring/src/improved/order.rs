@@ -9,6 +9,7 @@
 //! housemates who play on their own open their stretches at random. So a
 //! lopsided count is evidence of one person, an even one of two.
 
+use crate::search::gallop;
 use schema::{Epoch, IpId};
 
 /// A pause longer than this ends a stretch of play (about an evening's
@@ -81,7 +82,7 @@ pub fn stretches(moves: &[(Epoch, IpId)]) -> Vec<(Epoch, Epoch)> {
 /// after the one before. So while the joint stretch holds none of the
 /// other account's, each own stretch begins a joint stretch of its own in
 /// which only its account moved, which counts for neither: a run of them
-/// is stepped over by a binary search.
+/// is stepped over by a galloping search (most runs are short).
 pub fn first_movers_by_stretches(a: &[(Epoch, Epoch)], b: &[(Epoch, Epoch)]) -> (u32, u32) {
     debug_assert!(own_stretches(a) && own_stretches(b));
     let mut out = (0u32, 0u32);
@@ -95,13 +96,13 @@ pub fn first_movers_by_stretches(a: &[(Epoch, Epoch)], b: &[(Epoch, Epoch)]) -> 
         // nothing of the other left, nothing more counts.
         if from_b && first.0.is_none() {
             let Some(next) = a.get(i) else { break };
-            j += b[j..].partition_point(|s| s.0 < next.0);
+            j += gallop(&b[j..], |s| s.0 < next.0);
             (first, end) = ((None, Some(b[j - 1].0)), Some(b[j - 1].1));
             continue;
         }
         if !from_b && first.1.is_none() {
             let Some(next) = b.get(j) else { break };
-            i += a[i..].partition_point(|s| s.0 <= next.0);
+            i += gallop(&a[i..], |s| s.0 <= next.0);
             (first, end) = ((Some(a[i - 1].0), None), Some(a[i - 1].1));
             continue;
         }
