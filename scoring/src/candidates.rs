@@ -42,14 +42,36 @@ pub fn candidate_pairs(
     crowd_limit: usize,
 ) -> (Vec<(AccountId, AccountId)>, Vec<CrowdedAddress>) {
     let (pairs, crowded) = candidate_ids(segments, participants, season, crowd_limit);
-    let name = |u: AccountId| segments.accounts.name(u);
-    let mut pairs: Vec<(AccountId, AccountId)> = pairs
+    let (id, rank) = name_order(&segments.accounts);
+    // Each pair as its two ranks in one number, which sorts as the names
+    // do: no name is read during the sort.
+    let mut keyed: Vec<u64> = pairs
         .into_par_iter()
-        .map(|(x, y)| if name(x) < name(y) { (x, y) } else { (y, x) })
+        .map(|(x, y)| {
+            let (p, q) = (rank[x as usize], rank[y as usize]);
+            u64::from(p.min(q)) << 32 | u64::from(p.max(q))
+        })
         .collect();
     // Distinct pairs: one order, whichever sort gives it.
-    pairs.par_sort_unstable_by(|p, q| (name(p.0), name(p.1)).cmp(&(name(q.0), name(q.1))));
+    keyed.par_sort_unstable();
+    let pairs = keyed
+        .into_par_iter()
+        .map(|k| (id[(k >> 32) as usize], id[k as u32 as usize]))
+        .collect();
     (pairs, crowded)
+}
+
+/// The ids of `accounts` in name order (byte order, as `str` compares)
+/// and each id's place in it: `id[rank[u]] == u`.
+fn name_order(accounts: &Names) -> (Vec<AccountId>, Vec<u32>) {
+    let names = accounts.as_slice();
+    let mut id: Vec<AccountId> = (0..names.len() as AccountId).collect();
+    id.par_sort_unstable_by(|&x, &y| names[x as usize].cmp(&names[y as usize]));
+    let mut rank = vec![0u32; names.len()];
+    for (r, &u) in id.iter().enumerate() {
+        rank[u as usize] = r as u32;
+    }
+    (id, rank)
 }
 
 /// [`candidate_pairs`] by id: each pair once, `(x, y)` with `x < y`, in

@@ -9,9 +9,15 @@ use std::collections::{BTreeMap, BTreeSet};
 
 /// Sightings `(account, day, ip)` of accounts `a0..`, IPs `10.0.0.N`.
 fn segments(sightings: &[(u32, i64, u32)], accounts: u32) -> Segments {
+    let names: Vec<String> = (0..accounts).map(|u| format!("a{u}")).collect();
+    named_segments(sightings, &names)
+}
+
+/// [`segments`] of the accounts named `names`, in id order.
+fn named_segments(sightings: &[(u32, i64, u32)], names: &[String]) -> Segments {
     let mut segs = Segments::new(1800);
-    for u in 0..accounts {
-        segs.accounts.intern(&format!("a{u}"));
+    for name in names {
+        segs.accounts.intern(name);
         segs.by_account.push(Vec::new());
     }
     let mut ips = Names::default();
@@ -80,5 +86,38 @@ proptest! {
             .unwrap();
         let got = detect_scoring::candidate_ids(&segs, &members, &season, limit);
         prop_assert_eq!(got, by_definition(&segs, &members, &season, limit));
+    }
+}
+
+proptest! {
+    /// Candidate pairs are the pairs by id, each with its accounts in name
+    /// order, sorted by names (byte order), whatever order the ids have.
+    #[test]
+    fn candidate_pairs_are_in_name_order(
+        sightings in prop::collection::vec((0..12u32, 20_000..20_003i64, 0..3u32), 0..150),
+        names in prop::collection::btree_set("[a-zA-Z0-9_é]{0,3}", 12)
+            .prop_map(|s| s.into_iter().collect::<Vec<String>>())
+            .prop_shuffle(),
+        limit in 1..6usize,
+    ) {
+        let segs = named_segments(&sightings, &names);
+        let members: Vec<AccountId> = (0..12).collect();
+        let season = Season::new(1, None, None, None).unwrap();
+        let (by_id, crowds) = detect_scoring::candidate_ids(&segs, &members, &season, limit);
+        let mut want: Vec<(&str, &str)> = by_id
+            .iter()
+            .map(|&(x, y)| {
+                let (a, b) = (names[x as usize].as_str(), names[y as usize].as_str());
+                (a.min(b), a.max(b))
+            })
+            .collect();
+        want.sort();
+        let (got, got_crowds) = detect_scoring::candidate_pairs(&segs, &members, &season, limit);
+        let got: Vec<(&str, &str)> = got
+            .iter()
+            .map(|&(x, y)| (names[x as usize].as_str(), names[y as usize].as_str()))
+            .collect();
+        prop_assert_eq!(got, want);
+        prop_assert_eq!(got_crowds, crowds);
     }
 }
