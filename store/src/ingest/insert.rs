@@ -8,10 +8,17 @@
 //! two chunks at most, and an error (a refused move, a database error) is
 //! the batch's at the next call that settles: the caller then rolls the
 //! batch back, as before.
+//!
+//! The games and accounts a chunk names are stored before its moves, each
+//! once per batch: the names the transaction already holds travel with it
+//! ([`Named`]), so a name is sent again only when it is new to the batch
+//! (a season's chunk of moves names thousands of games, nearly all seen
+//! in the chunks before it).
 
 use super::super::privacy::{self, IpKey};
 use super::super::sql::insert_rows;
 use super::super::{Backend, NewMove, Result, StoreError};
+use rustc_hash::FxHashSet;
 use schema::rules::Limits;
 use schema::Epoch;
 use sqlx::{Any, Transaction};
@@ -41,18 +48,27 @@ pub(super) struct Inserted {
     pub expired: u64,
 }
 
-type InFlight = tokio::task::JoinHandle<(Tx, Result<Inserted>)>;
+/// The games and accounts the batch's transaction has stored (or found
+/// stored): what a later chunk need not send again.
+#[derive(Default)]
+pub(super) struct Named {
+    games: FxHashSet<Box<str>>,
+    accounts: FxHashSet<Box<str>>,
+}
 
-/// The ingest's transaction, either here or with the chunk being written.
+type InFlight = tokio::task::JoinHandle<(Tx, Named, Result<Inserted>)>;
+
+/// The ingest's transaction, either here or with the chunk being written,
+/// and the names it holds.
 pub(super) struct Writer {
-    tx: Option<Tx>,
+    tx: Option<(Tx, Named)>,
     in_flight: Option<InFlight>,
 }
 
 impl Writer {
     pub fn new(tx: Tx) -> Writer {
         Writer {
-            tx: Some(tx),
+            tx: Some((tx, Named::default())),
             in_flight: None,
         }
     }
@@ -62,7 +78,7 @@ impl Writer {
         let Some(task) = self.in_flight.take() else {
             return Ok(Inserted::default());
         };
-        let (tx, done) = match task.await {
+        let (tx, named, done) = match task.await {
             Ok(r) => r,
             Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
             Err(e) => {
@@ -71,7 +87,7 @@ impl Writer {
                 )))
             }
         };
-        self.tx = Some(tx);
+        self.tx = Some((tx, named));
         done
     }
 
@@ -80,24 +96,24 @@ impl Writer {
     /// # Panics
     /// While a chunk is in flight ([`Writer::settle`] first).
     pub fn tx(&mut self) -> &mut Tx {
-        self.tx.as_mut().expect("settled before use")
+        &mut self.tx.as_mut().expect("settled before use").0
     }
 
     /// The transaction itself, once settled (`None` if its insert was
     /// cancelled, which rolled it back).
     pub fn into_tx(mut self) -> Option<Tx> {
-        self.tx.take()
+        self.tx.take().map(|(tx, _)| tx)
     }
 
     /// Starts writing `moves` with `inserter`, after the chunk before it:
     /// returns that chunk's counts (or its error) once it is done.
     pub async fn start(&mut self, inserter: &Inserter, moves: Vec<NewMove>) -> Result<Inserted> {
         let before = self.settle().await?;
-        let mut tx = self.tx.take().expect("settled");
+        let (mut tx, mut named) = self.tx.take().expect("settled");
         let inserter = inserter.clone();
         self.in_flight = Some(tokio::spawn(async move {
-            let done = inserter.insert(&mut tx, &moves).await;
-            (tx, done)
+            let done = inserter.insert(&mut tx, &mut named, &moves).await;
+            (tx, named, done)
         }));
         Ok(before)
     }
@@ -106,8 +122,14 @@ impl Writer {
 impl Inserter {
     /// Stores numbered moves not stored before. The one insert path of
     /// moves: a move that breaks the record rule is refused (an error, and
-    /// nothing of the chunk is inserted).
-    pub async fn insert(&self, tx: &mut Tx, moves: &[NewMove]) -> Result<Inserted> {
+    /// nothing of the chunk is inserted). `named`: the names `tx` holds,
+    /// to which the chunk's are added.
+    pub async fn insert(
+        &self,
+        tx: &mut Tx,
+        named: &mut Named,
+        moves: &[NewMove],
+    ) -> Result<Inserted> {
         self.check(moves)?;
         let kept: Vec<NewMove>;
         let mut expired = 0;
@@ -123,7 +145,7 @@ impl Inserter {
             }
             _ => moves,
         };
-        self.insert_names(tx, moves).await?;
+        self.insert_names(tx, named, moves).await?;
         // No raw address is written in a keyed store: the IP and its
         // network are hashed here, on the one way moves come in.
         let ips: Vec<(String, Option<String>)> = moves
@@ -175,10 +197,10 @@ impl Inserter {
         Ok(())
     }
 
-    /// The games and accounts of `moves`, each once per site.
-    async fn insert_names(&self, tx: &mut Tx, moves: &[NewMove]) -> Result<()> {
-        let games: BTreeSet<&str> = moves.iter().map(|m| m.mv.game.as_str()).collect();
-        let games: Vec<&str> = games.into_iter().collect();
+    /// The games and accounts of `moves` not in `named`, each once per
+    /// site; added to `named` once stored.
+    async fn insert_names(&self, tx: &mut Tx, named: &mut Named, moves: &[NewMove]) -> Result<()> {
+        let games = new_names(&named.games, moves.iter().map(|m| m.mv.game.as_str()));
         insert_rows(
             self.backend,
             tx,
@@ -189,8 +211,11 @@ impl Inserter {
             |q, g| q.bind(self.site.to_string()).bind(g.to_string()),
         )
         .await?;
-        let accounts: BTreeSet<&str> = moves.iter().map(|m| m.mv.username.as_str()).collect();
-        let accounts: Vec<&str> = accounts.into_iter().collect();
+        named.games.extend(games.into_iter().map(Box::from));
+        let accounts = new_names(
+            &named.accounts,
+            moves.iter().map(|m| m.mv.username.as_str()),
+        );
         insert_rows(
             self.backend,
             tx,
@@ -201,6 +226,16 @@ impl Inserter {
             |q, a| q.bind(self.site.to_string()).bind(a.to_string()),
         )
         .await?;
+        named.accounts.extend(accounts.into_iter().map(Box::from));
         Ok(())
     }
+}
+
+/// The distinct `names` not in `known`, sorted.
+fn new_names<'a>(
+    known: &FxHashSet<Box<str>>,
+    names: impl Iterator<Item = &'a str>,
+) -> Vec<&'a str> {
+    let new: BTreeSet<&str> = names.filter(|n| !known.contains(*n)).collect();
+    new.into_iter().collect()
 }

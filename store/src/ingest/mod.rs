@@ -263,11 +263,12 @@ mod tests {
         let mut batch = store.begin_ingest().await.unwrap();
         let inserter = batch.inserter.clone();
         let tx = batch.writer.tx();
-        let inserted = inserter.insert(tx, &[mv("10.0.0.1"), mv("")]).await;
+        let named = &mut insert::Named::default();
+        let inserted = inserter.insert(tx, named, &[mv("10.0.0.1"), mv("")]).await;
         assert_eq!(inserted.unwrap().new, 2);
         for bad in ["10.0.0.1:80", " 10.0.0.2", "::ffff:10.0.0.3", "unknown"] {
             let e = inserter
-                .insert(tx, &[mv(bad)])
+                .insert(tx, named, &[mv(bad)])
                 .await
                 .unwrap_err()
                 .to_string();
@@ -313,6 +314,59 @@ mod tests {
             batch.push(mv(i, "10.0.0.1")).await.unwrap();
         }
         assert_eq!(batch.commit().await.unwrap(), 3 * INSERT_CHUNK as u64 + 17);
+    }
+
+    /// Every game and account of a batch's moves gets its row, once, when
+    /// its moves span chunks (a name sent with one chunk is not sent with
+    /// the next) and when a later batch names them again beside new ones.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn names_across_chunks_and_batches_are_stored_once_each() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("s.db").display());
+        let store = Store::open(&url).await.unwrap();
+        let mv = |i: usize, games: usize| Move {
+            username: format!("u{}", i % 11),
+            game: format!("g{}", i % games),
+            timestamp: 1_430_670_540 + i as i64,
+            ip: "10.0.0.1".into(),
+        };
+        let count = |table: &'static str| {
+            let pool = store.pool.clone();
+            async move {
+                let n: i64 = sqlx::query_scalar(&format!("SELECT COUNT(*) FROM {table}"))
+                    .fetch_one(&pool)
+                    .await
+                    .unwrap();
+                n
+            }
+        };
+        let mut batch = store.begin_ingest().await.unwrap();
+        for i in 0..2 * INSERT_CHUNK + 3 {
+            batch.push(mv(i, 5)).await.unwrap();
+        }
+        batch.commit().await.unwrap();
+        assert_eq!((count("games").await, count("accounts").await), (5, 11));
+        // The next batch: the same names and two new games, in its last
+        // chunk only.
+        let mut batch = store.begin_ingest().await.unwrap();
+        for i in 2 * INSERT_CHUNK + 3..4 * INSERT_CHUNK {
+            let mut m = mv(i, 5);
+            if i + 2 >= 4 * INSERT_CHUNK {
+                m.game = format!("new{i}");
+            }
+            batch.push(m).await.unwrap();
+        }
+        batch.commit().await.unwrap();
+        assert_eq!((count("games").await, count("accounts").await), (7, 11));
+        let orphans: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM moves m WHERE NOT EXISTS \
+             (SELECT 1 FROM games g WHERE g.site = m.site AND g.name = m.game) \
+             OR NOT EXISTS (SELECT 1 FROM accounts a WHERE a.site = m.site AND a.username = m.username)",
+        )
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
+        assert_eq!(orphans, 0);
     }
 
     /// A moves generation that cannot be read fails the ingest rather than
